@@ -1,0 +1,78 @@
+// What the BTF reader and writer share beyond the format constants: fixed-width integers in
+// either byte order, and how messages show values and names.
+#pragma once
+
+#include "btforge/ir/TypeGraph.h"
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace btforge::btf::detail {
+
+template <typename T> constexpr T byteSwap(T value) {
+    static_assert(std::is_unsigned_v<T>);
+    if constexpr (sizeof(T) == 1)
+        return value;
+    else if constexpr (sizeof(T) == 2)
+        return __builtin_bswap16(value);
+    else if constexpr (sizeof(T) == 4)
+        return __builtin_bswap32(value);
+    else
+        return __builtin_bswap64(value);
+}
+
+inline bool needsSwap(ir::ByteOrder order) {
+    return order != ir::nativeByteOrder();
+}
+
+// Everything goes through memcpy: a blob comes from a file or an ELF section at any alignment, so
+// no pointer into it is ever cast. The caller has checked that the bytes are there.
+template <typename T> T load(std::span<const std::byte> bytes, size_t offset, bool swap) {
+    T value;
+    std::memcpy(&value, bytes.data() + offset, sizeof value);
+    return swap ? byteSwap(value) : value;
+}
+
+template <typename T> void append(std::vector<std::byte>& out, T value, bool swap) {
+    if (swap)
+        value = byteSwap(value);
+    size_t at = out.size();
+    out.resize(at + sizeof value);
+    std::memcpy(out.data() + at, &value, sizeof value);
+}
+
+inline std::string hex(uint64_t value) {
+    char digits[16];
+    char* end = std::to_chars(std::begin(digits), std::end(digits), value, 16).ptr;
+    return "0x" + std::string(digits, end);
+}
+
+// A name as messages show it: quoted, cut when long, anything but printable ASCII escaped, so a
+// hostile name cannot break a one-line message.
+inline std::string quoted(std::string_view name) {
+    constexpr size_t kMaxShown = 64;
+    constexpr char kDigits[] = "0123456789abcdef";
+    std::string out = "'";
+    for (unsigned char c : name.substr(0, kMaxShown)) {
+        if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
+            out += "\\x";
+            out += kDigits[c >> 4];
+            out += kDigits[c & 0xf];
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    if (name.size() > kMaxShown)
+        out += "...";
+    return out + "'";
+}
+
+} // namespace btforge::btf::detail

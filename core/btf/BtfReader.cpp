@@ -1,0 +1,638 @@
+// Raw BTF -> TypeGraph, checking every field before it is used. The type section is walked three
+// times: the first pass only finds record boundaries (kind, and vlen against what is left), so the
+// second knows the last type id and checks each reference as it decodes; the third checks what
+// needs other types (FUNC targets, DECL_TAG components, loops).
+#include "btforge/btf/BtfReader.h"
+
+#include "BtfCommon.h"
+
+#include "btforge/btf/BtfFormat.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace btforge::btf {
+namespace {
+
+using detail::hex;
+using detail::quoted;
+using ir::Kind;
+using ir::StrId;
+using ir::TypeId;
+
+// Where the classic header keeps its fields.
+constexpr uint64_t kVersionAt = 2;
+constexpr uint64_t kHdrLenAt = 4;
+constexpr uint64_t kTypeOffAt = 8;
+constexpr uint64_t kTypeLenAt = 12;
+constexpr uint64_t kStrOffAt = 16;
+constexpr uint64_t kStrLenAt = 20;
+
+// Offsets inside a type record.
+constexpr uint64_t kInfoAt = 4;
+constexpr uint64_t kSizeOrTypeAt = 8;
+
+// Classic BTF leaves these info bits unused; the 2026 wide encoding puts vlen and kind bits there,
+// which this reader does not decode. The kind is read 7 bits wide so such a kind is named right.
+constexpr uint32_t kInfoWideVlenBits = 0x00ff0000;
+constexpr uint32_t wideKind(uint32_t info) {
+    return (info >> 24) & 0x7f;
+}
+
+constexpr uint32_t kMaxIntBits = 128;
+constexpr uint32_t kMaxLinkage = 2; // static, global, extern (FUNC and VAR alike)
+constexpr size_t kMaxLoopShown = 8;
+
+// Bytes a record holds after its 12-byte common part.
+uint64_t trailingSize(Kind kind, uint32_t vlen) {
+    switch (kind) {
+    case Kind::Int:
+        return kIntDataSize;
+    case Kind::Array:
+        return kArraySize;
+    case Kind::Var:
+        return kVarDataSize;
+    case Kind::DeclTag:
+        return kDeclTagDataSize;
+    case Kind::Struct:
+    case Kind::Union:
+        return uint64_t{vlen} * kMemberSize;
+    case Kind::Enum:
+        return uint64_t{vlen} * kEnumValueSize;
+    case Kind::Enum64:
+        return uint64_t{vlen} * kEnum64ValueSize;
+    case Kind::FuncProto:
+        return uint64_t{vlen} * kParamSize;
+    case Kind::Datasec:
+        return uint64_t{vlen} * kVarSecInfoSize;
+    default:
+        return 0;
+    }
+}
+
+std::span<const ir::Member> membersOf(const ir::TypeView& view) {
+    if (const auto* s = std::get_if<ir::StructType>(&view))
+        return s->members;
+    if (const auto* u = std::get_if<ir::UnionType>(&view))
+        return u->members;
+    return {};
+}
+
+// Appends the types `id` leads to, for one kind of loop check.
+using EdgeFn = void (*)(const ir::TypeGraph&, TypeId, std::vector<TypeId>&);
+
+// A chain of pointers, typedefs, modifiers, array elements (and VAR/DECL_TAG targets) must end:
+// a loop here has neither size nor name to stop at.
+void chainEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out) {
+    Kind kind = graph.kind(id);
+    if (ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Var ||
+        kind == Kind::DeclTag)
+        out.push_back(graph.target(id));
+}
+
+// What a type holds by value: a struct or union its members, everything else in a chain what it
+// stands for. A pointer holds nothing, which is how a type may refer to itself.
+void valueEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out) {
+    Kind kind = graph.kind(id);
+    if (kind == Kind::Struct || kind == Kind::Union) {
+        for (const ir::Member& member : membersOf(graph.get(id)))
+            out.push_back(member.type);
+    } else if (kind != Kind::Ptr) {
+        chainEdges(graph, id, out);
+    }
+}
+
+// The types of one loop among own types, in edge order, or nothing. Iterative depth-first search:
+// a kernel's chains are too deep for recursion. Base types never lead to own ones, so only own
+// types can be on a loop.
+std::vector<TypeId> findLoop(const ir::TypeGraph& graph, EdgeFn edges) {
+    enum : uint8_t { kUnvisited, kOnPath, kFinished };
+    const TypeId first = graph.firstId();
+    std::vector<uint8_t> state(graph.ownCount(), kUnvisited);
+    struct Frame {
+        TypeId id;
+        size_t begin; // its edges in `pending`; they run to pending's end while it is on top
+        size_t next;
+    };
+    std::vector<Frame> path;
+    std::vector<TypeId> pending;
+    auto enter = [&](TypeId id) {
+        state[id - first] = kOnPath;
+        size_t begin = pending.size();
+        edges(graph, id, pending);
+        path.push_back({id, begin, begin});
+    };
+    for (TypeId root = first; root < graph.endId(); ++root) {
+        if (state[root - first] != kUnvisited)
+            continue;
+        enter(root);
+        while (!path.empty()) {
+            Frame& top = path.back();
+            if (top.next == pending.size()) {
+                state[top.id - first] = kFinished;
+                pending.resize(top.begin);
+                path.pop_back();
+                continue;
+            }
+            TypeId to = pending[top.next++];
+            if (!graph.isOwn(to) || state[to - first] == kFinished)
+                continue;
+            if (state[to - first] == kUnvisited) {
+                enter(to);
+                continue;
+            }
+            std::vector<TypeId> loop;
+            size_t start = path.size();
+            while (path[start - 1].id != to)
+                --start;
+            for (size_t i = start - 1; i < path.size(); ++i)
+                loop.push_back(path[i].id);
+            return loop;
+        }
+    }
+    return {};
+}
+
+// Names one field of the record being decoded: "type", "member 2 name", ...
+struct Field {
+    std::string_view part;
+    std::string_view list = {};
+    uint32_t index = 0;
+
+    std::string str() const {
+        if (list.empty())
+            return std::string(part);
+        return std::string(list) + " " + std::to_string(index) + " " + std::string(part);
+    }
+};
+
+class Reader {
+public:
+    Reader(std::span<const std::byte> bytes, const ReadOptions& options)
+        : bytes_(bytes), options_(options), graph_(options.base) {}
+
+    Expected<ir::TypeGraph> read();
+
+private:
+    // The record being decoded, for messages; its name is set once checked.
+    struct Current {
+        TypeId id = ir::kVoidType;
+        Kind kind = Kind::Void;
+        uint64_t at = 0;
+        StrId name = ir::kNoName;
+    };
+
+    Expected<void> readHeader();
+    Expected<void> readStrings();
+    Expected<void> findRecords();
+    Expected<void> decodeRecords();
+    Expected<void> checkFuncTargets();
+    Expected<void> checkDeclTags();
+    Expected<void> checkLoops();
+
+    ir::TypeView decodeRecord(uint32_t info);
+    ir::TypeView decodeInt(uint32_t size, uint64_t data);
+    template <Kind K> ir::TypeView decodeReference(bool kindFlag);
+    template <Kind K> ir::TypeView decodeComposite(uint32_t vlen, bool kindFlag);
+    template <Kind K> ir::TypeView decodeEnumeration(uint32_t vlen, bool isSigned);
+    template <typename T, typename DecodeOne>
+    std::span<const T> decodeList(std::vector<T>& scratch, uint32_t vlen, uint32_t elementSize,
+                                  DecodeOne decodeOne);
+
+    // Read and check one reference; a bad one is noted and reads as 0.
+    StrId nameRef(uint64_t at, const Field& field);
+    TypeId typeRef(uint64_t at, const Field& field);
+
+    uint32_t u32(uint64_t at) const { return detail::load<uint32_t>(bytes_, at, swap_); }
+    uint64_t recordAt(TypeId id) const {
+        return typeStart_ + recordOffsets_[id - graph_.firstId()];
+    }
+    std::string describe(TypeId id, Kind kind, StrId name) const;
+    std::string describe(TypeId id) const;
+    std::string describeLoop(const std::vector<TypeId>& loop) const;
+    Error error(uint64_t at, std::string_view what) const;
+    // Keeps the first problem found while decoding a record.
+    void note(uint64_t at, std::string_view what);
+
+    std::span<const std::byte> bytes_;
+    const ReadOptions& options_;
+    ir::TypeGraph graph_;
+    ir::ByteOrder order_ = ir::ByteOrder::Little;
+    bool swap_ = false;
+    uint64_t typeStart_ = 0;
+    uint64_t typeLen_ = 0;
+    uint64_t strStart_ = 0;
+    uint64_t strLen_ = 0;
+    std::vector<uint32_t> recordOffsets_; // from the type section's start, one per own type
+    TypeId endId_ = 0;
+    Current current_;
+    std::optional<Error> failure_;
+    std::vector<ir::Member> members_;
+    std::vector<ir::Param> params_;
+    std::vector<ir::Enumerator> enumerators_;
+    std::vector<ir::VarSecInfo> entries_;
+};
+
+Expected<ir::TypeGraph> Reader::read() {
+    for (auto step :
+         {&Reader::readHeader, &Reader::readStrings, &Reader::findRecords, &Reader::decodeRecords,
+          &Reader::checkFuncTargets, &Reader::checkDeclTags, &Reader::checkLoops}) {
+        if (Expected<void> done = (this->*step)(); !done)
+            return std::move(done).error();
+    }
+    graph_.setByteOrder(order_);
+    return std::move(graph_);
+}
+
+Expected<void> Reader::readHeader() {
+    const uint64_t size = bytes_.size();
+    if (size < sizeof kMagic)
+        return error(0, "truncated header: " + std::to_string(size) + " bytes");
+    const bool littleHost = ir::nativeByteOrder() == ir::ByteOrder::Little;
+    const auto magic = detail::load<uint16_t>(bytes_, 0, !littleHost); // as little-endian
+    if (magic == kMagic)
+        order_ = ir::ByteOrder::Little;
+    else if (magic == detail::byteSwap(kMagic))
+        order_ = ir::ByteOrder::Big;
+    else
+        return error(0, "bad magic " + hex(magic) + ": not BTF (0xeb9f in either byte order)");
+    swap_ = detail::needsSwap(order_);
+    if (size < kMinHeaderSize)
+        return error(0, "truncated header: " + std::to_string(size) + " bytes, the header needs " +
+                            std::to_string(kMinHeaderSize));
+    if (auto version = detail::load<uint8_t>(bytes_, kVersionAt, false); version != kVersion)
+        return error(kVersionAt, "unsupported BTF version " + std::to_string(version) +
+                                     " (only version 1 is defined)");
+
+    const uint64_t hdrLen = u32(kHdrLenAt);
+    if (hdrLen < kMinHeaderSize || hdrLen > size)
+        return error(kHdrLenAt, "header length " + std::to_string(hdrLen) + " is not between " +
+                                    std::to_string(kMinHeaderSize) + " and the data size " +
+                                    std::to_string(size));
+    const uint64_t dataSize = size - hdrLen;
+    const uint64_t typeOff = u32(kTypeOffAt);
+    const uint64_t strOff = u32(kStrOffAt);
+    typeLen_ = u32(kTypeLenAt);
+    strLen_ = u32(kStrLenAt);
+    auto range = [](uint64_t off, uint64_t len) {
+        return "[" + hex(off) + ", " + hex(off + len) + ")";
+    };
+    for (auto [what, off, len, at] : {std::tuple{"type", typeOff, typeLen_, kTypeOffAt},
+                                      std::tuple{"string", strOff, strLen_, kStrOffAt}}) {
+        if (off + len > dataSize)
+            return error(at, std::string(what) + " section " + range(off, len) +
+                                 " runs past the end of the data after the header (" +
+                                 hex(dataSize) + " bytes)");
+    }
+    if (typeOff % 4 != 0)
+        return error(kTypeOffAt, "type section offset " + hex(typeOff) + " is not 4-byte aligned");
+    if (typeLen_ % 4 != 0)
+        return error(kTypeLenAt,
+                     "type section length " + hex(typeLen_) + " is not a multiple of 4");
+    if (typeLen_ != 0 && strLen_ != 0 && typeOff < strOff + strLen_ && strOff < typeOff + typeLen_)
+        return error(kStrOffAt, "string section " + range(strOff, strLen_) +
+                                    " overlaps the type section " + range(typeOff, typeLen_));
+    typeStart_ = hdrLen + typeOff;
+    strStart_ = hdrLen + strOff;
+    return {};
+}
+
+Expected<void> Reader::readStrings() {
+    const bool split = graph_.base() != nullptr;
+    if (strLen_ == 0) {
+        if (split) // a split BTF may add no strings at all
+            return {};
+        return error(kStrLenAt, "string section is empty: it needs at least the empty name");
+    }
+    std::span<const char> section(reinterpret_cast<const char*>(bytes_.data() + strStart_),
+                                  strLen_);
+    if (!split && section.front() != '\0')
+        return error(strStart_, "string section does not start with a NUL byte (the empty name)");
+    if (section.back() != '\0')
+        return error(strStart_ + strLen_ - 1, "string section does not end with a NUL byte");
+    graph_.strings().adoptSection(section);
+    return {};
+}
+
+Expected<void> Reader::findRecords() {
+    TypeId id = graph_.firstId();
+    for (uint64_t pos = 0; pos < typeLen_; ++id) {
+        const uint64_t at = typeStart_ + pos;
+        const uint64_t left = typeLen_ - pos;
+        if (id > kMaxTypeId)
+            return error(at, "type [" + std::to_string(id) + "]: more types than BTF can number");
+        if (left < kTypeRecordSize)
+            return error(at, "type [" + std::to_string(id) + "]: only " + std::to_string(left) +
+                                 " bytes left in the type section, a record needs 12");
+        const uint32_t info = u32(at + kInfoAt);
+        const uint32_t kind = wideKind(info);
+        if (kind == 0 || kind > ir::kMaxKind)
+            return error(at + kInfoAt, "type [" + std::to_string(id) + "]: unknown kind " +
+                                           std::to_string(kind) + " (info " + hex(info) + ")");
+        const std::string label = describe(id, static_cast<Kind>(kind), ir::kNoName);
+        if (info & kInfoWideVlenBits)
+            return error(at + kInfoAt, label + ": info " + hex(info) +
+                                           " sets bits 16-23 (a vlen over 65535 is not classic "
+                                           "BTF)");
+        const uint32_t vlen = infoVlen(info);
+        const uint64_t recordSize = kTypeRecordSize + trailingSize(static_cast<Kind>(kind), vlen);
+        if (recordSize > left)
+            return error(at, label + ": record of " + std::to_string(recordSize) + " bytes (vlen " +
+                                 std::to_string(vlen) +
+                                 ") runs past the end of the type section (" +
+                                 std::to_string(left) + " bytes left)");
+        recordOffsets_.push_back(static_cast<uint32_t>(pos));
+        pos += recordSize;
+    }
+    endId_ = id;
+    return {};
+}
+
+Expected<void> Reader::decodeRecords() {
+    graph_.reserve(recordOffsets_.size());
+    for (TypeId id = graph_.firstId(); id < endId_; ++id) {
+        const uint64_t at = recordAt(id);
+        const uint32_t info = u32(at + kInfoAt);
+        current_ = {id, static_cast<Kind>(infoKind(info)), at, ir::kNoName};
+        current_.name = nameRef(at, {"name"});
+        ir::TypeView view = decodeRecord(info);
+        if (failure_)
+            return std::move(*failure_);
+        graph_.add(view);
+    }
+    return {};
+}
+
+ir::TypeView Reader::decodeRecord(uint32_t info) {
+    const uint64_t at = current_.at;
+    const uint64_t data = at + kTypeRecordSize;
+    const StrId name = current_.name;
+    const uint32_t sizeOrType = u32(at + kSizeOrTypeAt);
+    const uint32_t vlen = infoVlen(info);
+    const bool flag = infoKindFlag(info);
+    switch (current_.kind) {
+    case Kind::Int:
+        return decodeInt(sizeOrType, data);
+    case Kind::Ptr:
+        return decodeReference<Kind::Ptr>(flag);
+    case Kind::Typedef:
+        return decodeReference<Kind::Typedef>(flag);
+    case Kind::Volatile:
+        return decodeReference<Kind::Volatile>(flag);
+    case Kind::Const:
+        return decodeReference<Kind::Const>(flag);
+    case Kind::Restrict:
+        return decodeReference<Kind::Restrict>(flag);
+    case Kind::TypeTag:
+        return decodeReference<Kind::TypeTag>(flag);
+    case Kind::Array:
+        return ir::ArrayType{name, typeRef(data, {"element type"}),
+                             typeRef(data + 4, {"index type"}), u32(data + 8)};
+    case Kind::Struct:
+        return decodeComposite<Kind::Struct>(vlen, flag);
+    case Kind::Union:
+        return decodeComposite<Kind::Union>(vlen, flag);
+    case Kind::Enum:
+        return decodeEnumeration<Kind::Enum>(vlen, flag);
+    case Kind::Enum64:
+        return decodeEnumeration<Kind::Enum64>(vlen, flag);
+    case Kind::Fwd:
+        return ir::FwdType{name, flag};
+    case Kind::Func:
+        if (flag)
+            note(at + kInfoAt, "FUNC with kind_flag set (address-carrying FUNC extension) is not "
+                               "standard BTF");
+        if (vlen > kMaxLinkage)
+            note(at + kInfoAt, "linkage " + std::to_string(vlen) +
+                                   " is none of static (0), global (1), extern (2)");
+        return ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
+                            static_cast<ir::FuncLinkage>(vlen)};
+    case Kind::FuncProto: {
+        auto params = decodeList(params_, vlen, kParamSize, [&](uint64_t p, uint32_t i) {
+            return ir::Param{nameRef(p, {"name", "param", i}),
+                             typeRef(p + 4, {"type", "param", i})};
+        });
+        return ir::FuncProtoType{name, typeRef(at + kSizeOrTypeAt, {"return type"}), params};
+    }
+    case Kind::Var: {
+        const uint32_t linkage = u32(data);
+        if (linkage > kMaxLinkage)
+            note(data, "linkage " + std::to_string(linkage) +
+                           " is none of static (0), global allocated (1), global extern (2)");
+        return ir::VarType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
+                           static_cast<ir::VarLinkage>(linkage)};
+    }
+    case Kind::Datasec: {
+        auto entries = decodeList(entries_, vlen, kVarSecInfoSize, [&](uint64_t e, uint32_t i) {
+            return ir::VarSecInfo{typeRef(e, {"type", "entry", i}), u32(e + 4), u32(e + 8)};
+        });
+        return ir::DatasecType{name, sizeOrType, entries};
+    }
+    case Kind::Float:
+        return ir::FloatType{name, sizeOrType};
+    case Kind::DeclTag: {
+        const auto component = static_cast<int32_t>(u32(data));
+        if (component < -1)
+            note(data, "component_idx " + std::to_string(component) + " is negative but not -1");
+        return ir::DeclTagType{name, typeRef(at + kSizeOrTypeAt, {"type"}), component, flag};
+    }
+    case Kind::Void:
+        break;
+    }
+    return ir::VoidType{}; // unreachable: findRecords admitted kinds 1-19 only
+}
+
+ir::TypeView Reader::decodeInt(uint32_t size, uint64_t data) {
+    const uint32_t word = u32(data);
+    const ir::IntType type{current_.name, size, static_cast<uint8_t>((word >> 24) & 0x0f),
+                           static_cast<uint8_t>((word >> 16) & 0xff),
+                           static_cast<uint8_t>(word & 0xff)};
+    // Reserved bits are left alone, as libbpf does; only sizes no value can have are refused.
+    const uint32_t usedBits = uint32_t{type.bitOffset} + type.bits;
+    if (usedBits > kMaxIntBits)
+        note(data, "bit offset " + std::to_string(type.bitOffset) + " + " +
+                       std::to_string(type.bits) + " bits exceed 128");
+    else if (usedBits > uint64_t{size} * 8)
+        note(data, "bit offset " + std::to_string(type.bitOffset) + " + " +
+                       std::to_string(type.bits) + " bits do not fit in " + std::to_string(size) +
+                       " bytes");
+    return type;
+}
+
+template <Kind K> ir::TypeView Reader::decodeReference(bool kindFlag) {
+    return ir::ReferenceType<K>{current_.name, typeRef(current_.at + kSizeOrTypeAt, {"type"}),
+                                kindFlag};
+}
+
+template <Kind K> ir::TypeView Reader::decodeComposite(uint32_t vlen, bool kindFlag) {
+    auto members = decodeList(members_, vlen, kMemberSize, [&](uint64_t m, uint32_t i) {
+        const uint32_t word = u32(m + 8);
+        return ir::Member{nameRef(m, {"name", "member", i}), typeRef(m + 4, {"type", "member", i}),
+                          kindFlag ? memberBitOffset(word) : word,
+                          kindFlag ? memberBitfieldSize(word) : 0};
+    });
+    return ir::CompositeType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), members, kindFlag};
+}
+
+template <Kind K> ir::TypeView Reader::decodeEnumeration(uint32_t vlen, bool isSigned) {
+    constexpr bool wide = K == Kind::Enum64;
+    auto values = decodeList(
+        enumerators_, vlen, wide ? kEnum64ValueSize : kEnumValueSize, [&](uint64_t e, uint32_t i) {
+            uint64_t value = u32(e + 4);
+            if (wide)
+                value |= uint64_t{u32(e + 8)} << 32;
+            return ir::Enumerator{nameRef(e, {"name", "enumerator", i}), value};
+        });
+    return ir::EnumerationType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), values,
+                                  isSigned};
+}
+
+// findRecords checked that the vlen elements fit, so scratch never grows past the section.
+template <typename T, typename DecodeOne>
+std::span<const T> Reader::decodeList(std::vector<T>& scratch, uint32_t vlen, uint32_t elementSize,
+                                      DecodeOne decodeOne) {
+    scratch.clear();
+    const uint64_t first = current_.at + kTypeRecordSize;
+    for (uint32_t i = 0; i < vlen; ++i)
+        scratch.push_back(decodeOne(first + uint64_t{i} * elementSize, i));
+    return scratch;
+}
+
+StrId Reader::nameRef(uint64_t at, const Field& field) {
+    const StrId name = u32(at);
+    if (graph_.strings().isValid(name))
+        return name;
+    note(at, field.str() + " offset " + hex(name) + " is past the end of the strings (" +
+                 hex(graph_.strings().endId()) + ")");
+    return ir::kNoName;
+}
+
+TypeId Reader::typeRef(uint64_t at, const Field& field) {
+    const TypeId type = u32(at);
+    if (type < endId_)
+        return type;
+    note(at, field.str() + " refers to type [" + std::to_string(type) + "], past the last type [" +
+                 std::to_string(endId_ - 1) + "]");
+    return ir::kVoidType;
+}
+
+Expected<void> Reader::checkFuncTargets() {
+    for (TypeId id = graph_.firstId(); id < endId_; ++id) {
+        if (graph_.kind(id) != Kind::Func)
+            continue;
+        const TypeId proto = graph_.target(id);
+        if (graph_.kind(proto) != Kind::FuncProto)
+            return error(recordAt(id) + kSizeOrTypeAt,
+                         describe(id) + ": refers to " + describe(proto) + ", not a FUNC_PROTO");
+    }
+    return {};
+}
+
+Expected<void> Reader::checkDeclTags() {
+    // How many members or parameters a tag's target has; nothing for kinds without components.
+    auto componentCount = [&](TypeId target) -> std::optional<size_t> {
+        switch (graph_.kind(target)) {
+        case Kind::Struct:
+        case Kind::Union:
+            return membersOf(graph_.get(target)).size();
+        case Kind::Func:
+            target = graph_.target(target); // a FUNC_PROTO: checkFuncTargets ran first
+            if (graph_.kind(target) != Kind::FuncProto)
+                return std::nullopt;
+            [[fallthrough]];
+        case Kind::FuncProto:
+            return graph_.getAs<ir::FuncProtoType>(target).params.size();
+        default:
+            return std::nullopt;
+        }
+    };
+    for (TypeId id = graph_.firstId(); id < endId_; ++id) {
+        if (graph_.kind(id) != Kind::DeclTag)
+            continue;
+        const auto tag = graph_.getAs<ir::DeclTagType>(id);
+        if (tag.componentIndex < 0)
+            continue;
+        const std::optional<size_t> count = componentCount(tag.type);
+        if (!count || static_cast<size_t>(tag.componentIndex) >= *count)
+            return error(recordAt(id) + kTypeRecordSize,
+                         describe(id) + ": component_idx " + std::to_string(tag.componentIndex) +
+                             " is out of range for " + describe(tag.type) + " (" +
+                             (count ? std::to_string(*count) : "no") + " members or parameters)");
+    }
+    return {};
+}
+
+Expected<void> Reader::checkLoops() {
+    if (std::vector<TypeId> loop = findLoop(graph_, chainEdges); !loop.empty())
+        return error(recordAt(loop.front()), describe(loop.front()) +
+                                                 " is on a reference loop that never reaches a "
+                                                 "type with a size: " +
+                                                 describeLoop(loop));
+    if (std::vector<TypeId> loop = findLoop(graph_, valueEdges); !loop.empty()) {
+        // Name the struct or union: every loop left after the first check has one.
+        for (size_t i = 0; i < loop.size(); ++i) {
+            Kind kind = graph_.kind(loop[i]);
+            if (kind == Kind::Struct || kind == Kind::Union) {
+                std::rotate(loop.begin(), loop.begin() + static_cast<ptrdiff_t>(i), loop.end());
+                break;
+            }
+        }
+        return error(recordAt(loop.front()),
+                     describe(loop.front()) + " contains itself by value: " + describeLoop(loop));
+    }
+    return {};
+}
+
+std::string Reader::describe(TypeId id, Kind kind, StrId name) const {
+    std::string out = "type [" + std::to_string(id) + "] " + std::string(ir::kindName(kind));
+    if (std::string_view s = graph_.str(name); !s.empty())
+        out += " " + quoted(s);
+    return out;
+}
+
+std::string Reader::describe(TypeId id) const {
+    if (id == ir::kVoidType)
+        return "type [0] (void)";
+    return describe(id, graph_.kind(id), graph_.nameId(id));
+}
+
+std::string Reader::describeLoop(const std::vector<TypeId>& loop) const {
+    std::string out;
+    for (size_t i = 0; i < loop.size() && i < kMaxLoopShown; ++i)
+        out += "[" + std::to_string(loop[i]) + "] " +
+               std::string(ir::kindName(graph_.kind(loop[i]))) + " -> ";
+    if (loop.size() > kMaxLoopShown)
+        out += "... -> ";
+    return out + "[" + std::to_string(loop.front()) + "]";
+}
+
+Error Reader::error(uint64_t at, std::string_view what) const {
+    const std::string& source = options_.sourceName;
+    return Error::badInput((source.empty() ? std::string("BTF") : source) + ": offset " + hex(at) +
+                           ": " + std::string(what));
+}
+
+void Reader::note(uint64_t at, std::string_view what) {
+    if (!failure_)
+        failure_ = error(at, describe(current_.id, current_.kind, current_.name) + ": " +
+                                 std::string(what));
+}
+
+} // namespace
+
+Expected<ir::TypeGraph> readBtf(std::span<const std::byte> bytes, const ReadOptions& options) {
+    return Reader(bytes, options).read();
+}
+
+bool looksLikeBtf(std::span<const std::byte> head) {
+    if (head.size() < sizeof kMagic)
+        return false;
+    const auto magic = detail::load<uint16_t>(head, 0, false);
+    return magic == kMagic || magic == detail::byteSwap(kMagic);
+}
+
+} // namespace btforge::btf

@@ -1,0 +1,262 @@
+// TypeGraph -> raw BTF. The string section is rebuilt from the names the written types use, in
+// first-use order, so the bytes depend on the types alone, not on how the pool was filled.
+#include "btforge/btf/BtfWriter.h"
+
+#include "BtfCommon.h"
+
+#include "btforge/btf/BtfFormat.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace btforge::btf {
+namespace {
+
+using ir::Kind;
+using ir::StrId;
+using ir::TypeId;
+
+// The kind_flag member word: bit offset in bits 0-23, bitfield size in bits 24-31.
+constexpr uint32_t kMaxFlaggedBitOffset = (1u << 24) - 1;
+constexpr uint32_t kMaxBitfieldSize = 0xff;
+
+class Encoder {
+public:
+    Encoder(const ir::TypeGraph& graph, ir::ByteOrder order)
+        : graph_(graph), swap_(detail::needsSwap(order)) {
+        if (const ir::TypeGraph* base = graph.base()) {
+            stringsStart_ = base->strings().endId(); // split offsets continue the base's section
+        } else {
+            strings_.push_back('\0'); // offset 0: the empty name
+        }
+    }
+
+    Expected<std::vector<std::byte>> encode();
+
+private:
+    Expected<void> encode(TypeId id, const ir::VoidType&);
+    Expected<void> encode(TypeId id, const ir::IntType& type);
+    template <Kind K> Expected<void> encode(TypeId id, const ir::ReferenceType<K>& type);
+    Expected<void> encode(TypeId id, const ir::ArrayType& type);
+    template <Kind K> Expected<void> encode(TypeId id, const ir::CompositeType<K>& type);
+    template <Kind K> Expected<void> encode(TypeId id, const ir::EnumerationType<K>& type);
+    Expected<void> encode(TypeId id, const ir::FwdType& type);
+    Expected<void> encode(TypeId id, const ir::FuncType& type);
+    Expected<void> encode(TypeId id, const ir::FuncProtoType& type);
+    Expected<void> encode(TypeId id, const ir::VarType& type);
+    Expected<void> encode(TypeId id, const ir::DatasecType& type);
+    Expected<void> encode(TypeId id, const ir::FloatType& type);
+    Expected<void> encode(TypeId id, const ir::DeclTagType& type);
+
+    // A list's length as vlen, or the error naming the type when BTF cannot count that far.
+    template <typename T>
+    Expected<uint32_t> vlenOf(TypeId id, std::span<const T> list, std::string_view what) const;
+    void putRecord(StrId name, Kind kind, uint32_t vlen, bool kindFlag, uint32_t sizeOrType);
+    void put(uint32_t word) { detail::append(types_, word, swap_); }
+    uint32_t stringOffset(StrId name);
+    Error error(TypeId id, std::string_view what) const;
+
+    const ir::TypeGraph& graph_;
+    const bool swap_;
+    std::vector<std::byte> types_;
+    std::vector<char> strings_;
+    uint64_t stringsStart_ = 0; // the offset strings_[0] gets
+    std::unordered_map<std::string_view, uint32_t> offsets_;
+};
+
+Expected<std::vector<std::byte>> Encoder::encode() {
+    for (TypeId id = graph_.firstId(); id < graph_.endId(); ++id) {
+        Expected<void> done =
+            std::visit([&](const auto& type) { return encode(id, type); }, graph_.get(id));
+        if (!done)
+            return std::move(done).error();
+    }
+    constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+    if (kMinHeaderSize + types_.size() + strings_.size() > kMaxU32 ||
+        stringsStart_ + strings_.size() > kMaxU32)
+        return Error::badInput("BTF of " + std::to_string(graph_.ownCount()) +
+                               " types would exceed the format's 4 GiB limit");
+
+    std::vector<std::byte> out;
+    out.reserve(kMinHeaderSize + types_.size() + strings_.size());
+    detail::append(out, kMagic, swap_);
+    detail::append(out, kVersion, swap_);
+    detail::append(out, uint8_t{0}, swap_); // flags
+    for (uint32_t field :
+         {kMinHeaderSize, 0u, static_cast<uint32_t>(types_.size()),
+          static_cast<uint32_t>(types_.size()), static_cast<uint32_t>(strings_.size())})
+        detail::append(out, field, swap_); // hdr_len, type_off, type_len, str_off, str_len
+    out.insert(out.end(), types_.begin(), types_.end());
+    const auto* strings = reinterpret_cast<const std::byte*>(strings_.data());
+    out.insert(out.end(), strings, strings + strings_.size());
+    return out;
+}
+
+Expected<void> Encoder::encode(TypeId id, const ir::VoidType&) {
+    return error(id, "is void, which has no record"); // TypeGraph::add refuses it; kept total
+}
+
+Expected<void> Encoder::encode(TypeId, const ir::IntType& type) {
+    putRecord(type.name, Kind::Int, 0, false, type.size);
+    put(uint32_t{type.encoding & 0x0fu} << 24 | uint32_t{type.bitOffset} << 16 | type.bits);
+    return {};
+}
+
+template <Kind K> Expected<void> Encoder::encode(TypeId, const ir::ReferenceType<K>& type) {
+    putRecord(type.name, K, 0, type.kindFlag, type.type);
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId, const ir::ArrayType& type) {
+    putRecord(type.name, Kind::Array, 0, false, 0);
+    put(type.elemType);
+    put(type.indexType);
+    put(type.count);
+    return {};
+}
+
+template <Kind K> Expected<void> Encoder::encode(TypeId id, const ir::CompositeType<K>& type) {
+    Expected<uint32_t> vlen = vlenOf(id, type.members, "members");
+    if (!vlen)
+        return std::move(vlen).error();
+    const bool bitfields =
+        type.kindFlag || std::any_of(type.members.begin(), type.members.end(),
+                                     [](const ir::Member& m) { return m.bitfieldSize != 0; });
+    for (size_t i = 0; bitfields && i < type.members.size(); ++i) {
+        const ir::Member& m = type.members[i];
+        if (m.bitOffset > kMaxFlaggedBitOffset || m.bitfieldSize > kMaxBitfieldSize)
+            return error(id, "member " + std::to_string(i) + " " +
+                                 detail::quoted(graph_.str(m.name)) + " at bit " +
+                                 std::to_string(m.bitOffset) + " with bitfield size " +
+                                 std::to_string(m.bitfieldSize) +
+                                 " does not fit the bitfield encoding (24-bit offset, 8-bit size)");
+    }
+    putRecord(type.name, K, *vlen, bitfields, type.size);
+    for (const ir::Member& m : type.members) {
+        put(stringOffset(m.name));
+        put(m.type);
+        put(bitfields ? m.bitfieldSize << 24 | m.bitOffset : m.bitOffset);
+    }
+    return {};
+}
+
+template <Kind K> Expected<void> Encoder::encode(TypeId id, const ir::EnumerationType<K>& type) {
+    Expected<uint32_t> vlen = vlenOf(id, type.values, "enumerators");
+    if (!vlen)
+        return std::move(vlen).error();
+    putRecord(type.name, K, *vlen, type.isSigned, type.size);
+    for (const ir::Enumerator& e : type.values) {
+        put(stringOffset(e.name));
+        put(static_cast<uint32_t>(e.value));
+        if constexpr (K == Kind::Enum64)
+            put(static_cast<uint32_t>(e.value >> 32));
+    }
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId, const ir::FwdType& type) {
+    putRecord(type.name, Kind::Fwd, 0, type.isUnion, 0);
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId id, const ir::FuncType& type) {
+    if (type.address)
+        return error(id, "carries an address: standard BTF cannot hold it; use the "
+                         "btf-func-addr emitter");
+    putRecord(type.name, Kind::Func, static_cast<uint32_t>(type.linkage), false, type.proto);
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId id, const ir::FuncProtoType& type) {
+    Expected<uint32_t> vlen = vlenOf(id, type.params, "parameters");
+    if (!vlen)
+        return std::move(vlen).error();
+    putRecord(type.name, Kind::FuncProto, *vlen, false, type.returnType);
+    for (const ir::Param& p : type.params) {
+        put(stringOffset(p.name));
+        put(p.type);
+    }
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId, const ir::VarType& type) {
+    putRecord(type.name, Kind::Var, 0, false, type.type);
+    put(static_cast<uint32_t>(type.linkage));
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId id, const ir::DatasecType& type) {
+    Expected<uint32_t> vlen = vlenOf(id, type.entries, "entries");
+    if (!vlen)
+        return std::move(vlen).error();
+    putRecord(type.name, Kind::Datasec, *vlen, false, type.size);
+    for (const ir::VarSecInfo& e : type.entries) {
+        put(e.type);
+        put(e.offset);
+        put(e.size);
+    }
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId, const ir::FloatType& type) {
+    putRecord(type.name, Kind::Float, 0, false, type.size);
+    return {};
+}
+
+Expected<void> Encoder::encode(TypeId, const ir::DeclTagType& type) {
+    putRecord(type.name, Kind::DeclTag, 0, type.kindFlag, type.type);
+    put(static_cast<uint32_t>(type.componentIndex));
+    return {};
+}
+
+template <typename T>
+Expected<uint32_t> Encoder::vlenOf(TypeId id, std::span<const T> list,
+                                   std::string_view what) const {
+    if (list.size() > kMaxVlen)
+        return error(id, "has " + std::to_string(list.size()) + " " + std::string(what) +
+                             ": BTF allows at most " + std::to_string(kMaxVlen));
+    return static_cast<uint32_t>(list.size());
+}
+
+void Encoder::putRecord(StrId name, Kind kind, uint32_t vlen, bool kindFlag, uint32_t sizeOrType) {
+    put(stringOffset(name));
+    put(makeInfo(static_cast<uint32_t>(kind), vlen, kindFlag));
+    put(sizeOrType);
+}
+
+// Strings the base already has keep the base's offset, as libbpf does for split BTF.
+uint32_t Encoder::stringOffset(StrId name) {
+    const std::string_view s = graph_.str(name);
+    if (s.empty())
+        return 0;
+    if (const ir::TypeGraph* base = graph_.base()) {
+        if (std::optional<StrId> offset = base->strings().find(s))
+            return *offset;
+    }
+    auto [it, added] =
+        offsets_.try_emplace(s, static_cast<uint32_t>(stringsStart_ + strings_.size()));
+    if (added) {
+        strings_.insert(strings_.end(), s.begin(), s.end());
+        strings_.push_back('\0');
+    }
+    return it->second;
+}
+
+Error Encoder::error(TypeId id, std::string_view what) const {
+    std::string label =
+        std::string(ir::kindName(graph_.kind(id))) + " [" + std::to_string(id) + "]";
+    if (std::string_view name = graph_.name(id); !name.empty())
+        label += " " + detail::quoted(name);
+    return Error::badInput(label + " " + std::string(what));
+}
+
+} // namespace
+
+Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph, const WriteOptions& options) {
+    return Encoder(graph, options.byteOrder.value_or(graph.byteOrder())).encode();
+}
+
+} // namespace btforge::btf

@@ -1,0 +1,601 @@
+#include "btforge/dwarf/UnitMapper.h"
+
+#include <algorithm>
+#include <dwarf.h>
+#include <optional>
+
+namespace btforge::dwarf {
+namespace {
+
+using ir::Kind;
+using ir::TypeId;
+
+// What a type DIE turns into before its fields are known: the kind of its primary record, or an
+// alias (the DIE stands for another type, like DW_TAG_atomic_type), or nothing (void).
+enum class Shape : uint8_t { None, Type, Alias, Void };
+
+bool isTypeTag(uint16_t tag) {
+    switch (tag) {
+    case DW_TAG_base_type:
+    case DW_TAG_unspecified_type:
+    case DW_TAG_pointer_type:
+    case DW_TAG_reference_type:
+    case DW_TAG_rvalue_reference_type:
+    case DW_TAG_const_type:
+    case DW_TAG_volatile_type:
+    case DW_TAG_restrict_type:
+    case DW_TAG_atomic_type:
+    case DW_TAG_immutable_type:
+    case DW_TAG_typedef:
+    case DW_TAG_structure_type:
+    case DW_TAG_class_type:
+    case DW_TAG_union_type:
+    case DW_TAG_enumeration_type:
+    case DW_TAG_array_type:
+    case DW_TAG_subroutine_type:
+    case DW_TAG_ptr_to_member_type:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isAnnotation(const Die& die) {
+    return die.tag == kTagLlvmAnnotation && die.has(kConstValueString);
+}
+
+class Mapper {
+public:
+    Mapper(const UnitDies& unit, uint32_t unitOrder) : unit_(unit), unitOrder_(unitOrder) {}
+
+    MappedUnit run() {
+        const size_t n = unit_.dies.size();
+        dieType_.assign(n, ir::kVoidType);
+        shape_.assign(n, Shape::None);
+        reserveTypes();
+        for (uint32_t i = 0; i < n; ++i) {
+            if (shape_[i] == Shape::Type)
+                fillType(i);
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            const Die& die = unit_.dies[i];
+            if (die.tag == DW_TAG_subprogram)
+                observeFunction(i);
+            else if (die.tag == DW_TAG_variable && isFileScope(die))
+                observeVariable(i);
+        }
+        if (unit_.isPartial) {
+            for (uint32_t i = 0; i < n; ++i) {
+                if (shape_[i] != Shape::None)
+                    out_.exportedTypes.emplace_back(unit_.dies[i].offset, resolveIndex(i));
+            }
+        }
+        out_.preMapped.resize(out_.graph.ownCount(), kNotPreMapped);
+        return std::move(out_);
+    }
+
+private:
+    // --- pass 1: one id per type DIE, so references can point forward ---
+    void reserveTypes() {
+        for (uint32_t i = 0; i < unit_.dies.size(); ++i) {
+            const Die& die = unit_.dies[i];
+            if (!isTypeTag(die.tag))
+                continue;
+            switch (die.tag) {
+            case DW_TAG_atomic_type:
+            case DW_TAG_immutable_type:
+                shape_[i] = Shape::Alias; // BTF has no such qualifier: the type itself
+                continue;
+            case DW_TAG_unspecified_type:
+                shape_[i] = Shape::Void; // C's void, C++'s decltype(nullptr)
+                continue;
+            case DW_TAG_ptr_to_member_type:
+                unmapped(die, "pointer to member has no BTF form; mapped to void");
+                shape_[i] = Shape::Void;
+                continue;
+            case DW_TAG_base_type:
+                if (die.encoding == DW_ATE_complex_float || die.encoding == DW_ATE_lo_user) {
+                    unmapped(die, "base type encoding has no BTF form; mapped to void");
+                    shape_[i] = Shape::Void;
+                    continue;
+                }
+                break;
+            default:
+                break;
+            }
+            shape_[i] = Shape::Type;
+            dieType_[i] = out_.graph.add(ir::FwdType{}); // placeholder, replaced in pass 2
+        }
+    }
+
+    // --- references ---
+    TypeId resolveIndex(uint32_t index) {
+        // Aliases chain to their target; a loop of aliases (malformed DWARF) ends as void.
+        for (int hops = 0; hops < 64; ++hops) {
+            switch (shape_[index]) {
+            case Shape::Type:
+                return dieType_[index];
+            case Shape::Alias: {
+                DieOffset next = unit_.dies[index].type;
+                if (next == kNoDie)
+                    return ir::kVoidType;
+                uint32_t nextIndex = unit_.indexOf(next);
+                if (nextIndex == kNoIndex)
+                    return external(next);
+                index = nextIndex;
+                continue;
+            }
+            case Shape::Void:
+            case Shape::None:
+                return ir::kVoidType;
+            }
+        }
+        return ir::kVoidType;
+    }
+
+    TypeId resolve(DieOffset offset) {
+        if (offset == kNoDie)
+            return ir::kVoidType;
+        uint32_t index = unit_.indexOf(offset);
+        return index == kNoIndex ? external(offset) : resolveIndex(index);
+    }
+
+    // A DIE in another unit (partial unit, type unit): a placeholder the caller resolves.
+    TypeId external(DieOffset offset) {
+        for (const auto& [id, target] : out_.externals) {
+            if (target == offset)
+                return id;
+        }
+        TypeId id = out_.graph.add(ir::FwdType{});
+        out_.externals.emplace_back(id, offset);
+        return id;
+    }
+
+    const Die* dieAt(DieOffset offset) const {
+        uint32_t index = offset == kNoDie ? kNoIndex : unit_.indexOf(offset);
+        return index == kNoIndex ? nullptr : &unit_.dies[index];
+    }
+
+    // Byte size of a type DIE, through typedefs and qualifiers (for DWARF 2-4 bitfields).
+    uint64_t byteSizeOf(DieOffset offset) const {
+        for (int hops = 0; hops < 64; ++hops) {
+            const Die* die = dieAt(offset);
+            if (!die)
+                return 0;
+            if (die->has(kHasByteSize))
+                return die->byteSize;
+            offset = die->type;
+        }
+        return 0;
+    }
+
+    template <typename Fn> void forEachChild(uint32_t index, Fn&& fn) const {
+        for (uint32_t c = unit_.dies[index].firstChild; c != kNoIndex; c = unit_.dies[c].nextSibling)
+            fn(c, unit_.dies[c]);
+    }
+
+    ir::StrId intern(std::string_view s) { return out_.graph.intern(s); }
+
+    // --- pass 2: fill each reserved type ---
+    void fillType(uint32_t index) {
+        const Die& die = unit_.dies[index];
+        TypeId id = dieType_[index];
+        ir::StrId name = intern(die.name);
+        switch (die.tag) {
+        case DW_TAG_base_type:
+            out_.graph.replace(id, baseType(die, name));
+            break;
+        case DW_TAG_reference_type:
+        case DW_TAG_rvalue_reference_type:
+            ++out_.referencesAsPointers;
+            [[fallthrough]];
+        case DW_TAG_pointer_type:
+            out_.graph.replace(id, ir::PtrType{ir::kNoName, taggedPointee(index)});
+            break;
+        case DW_TAG_const_type:
+            out_.graph.replace(id, ir::ConstType{ir::kNoName, resolve(die.type)});
+            break;
+        case DW_TAG_volatile_type:
+            out_.graph.replace(id, ir::VolatileType{ir::kNoName, resolve(die.type)});
+            break;
+        case DW_TAG_restrict_type:
+            out_.graph.replace(id, ir::RestrictType{ir::kNoName, resolve(die.type)});
+            break;
+        case DW_TAG_typedef:
+            out_.graph.replace(id, ir::TypedefType{name, resolve(die.type)});
+            addDeclTags(index, id);
+            break;
+        case DW_TAG_structure_type:
+        case DW_TAG_class_type:
+        case DW_TAG_union_type:
+            fillComposite(index, id, name);
+            break;
+        case DW_TAG_enumeration_type:
+            fillEnum(index, id, name);
+            break;
+        case DW_TAG_array_type:
+            fillArray(index, id);
+            break;
+        case DW_TAG_subroutine_type:
+            fillPrototype(index, id);
+            break;
+        default:
+            break;
+        }
+    }
+
+    ir::TypeView baseType(const Die& die, ir::StrId name) {
+        auto size = static_cast<uint32_t>(die.byteSize);
+        if (die.encoding == DW_ATE_float)
+            return ir::FloatType{name, size};
+        uint8_t encoding = 0;
+        switch (die.encoding) {
+        case DW_ATE_signed:
+        case DW_ATE_signed_char:
+            encoding = ir::int_encoding::kSigned;
+            break;
+        case DW_ATE_boolean:
+            encoding = ir::int_encoding::kBool;
+            break;
+        default:
+            break;
+        }
+        uint64_t bits = die.has(kHasBitSize) ? die.bitSize : die.byteSize * 8;
+        return ir::IntType{name, size, encoding, 0, static_cast<uint8_t>(std::min<uint64_t>(bits, 128))};
+    }
+
+    // clang puts btf_type_tag annotations under the pointer: they tag the pointee, in order.
+    TypeId taggedPointee(uint32_t index) {
+        TypeId target = resolve(unit_.dies[index].type);
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (isAnnotation(child) && child.name == "btf_type_tag")
+                target = out_.graph.add(ir::TypeTagType{intern(child.stringValue), target});
+        });
+        return target;
+    }
+
+    void addDeclTags(uint32_t index, TypeId target, int32_t component = -1) {
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (isAnnotation(child) && child.name == "btf_decl_tag")
+                out_.graph.add(ir::DeclTagType{intern(child.stringValue), target, component});
+        });
+    }
+
+    void fillComposite(uint32_t index, TypeId id, ir::StrId name) {
+        const Die& die = unit_.dies[index];
+        bool isUnion = die.tag == DW_TAG_union_type;
+        if (die.has(kDeclaration) && die.firstChild == kNoIndex) {
+            out_.graph.replace(id, ir::FwdType{name, isUnion});
+            return;
+        }
+        members_.clear();
+        memberDies_.clear();
+        forEachChild(index, [&](uint32_t c, const Die& child) {
+            if (child.tag == DW_TAG_inheritance) {
+                unmapped(child, "C++ base classes have no BTF form; members kept, base dropped");
+                return;
+            }
+            // Static data members are declarations of variables, not part of the layout.
+            if (child.tag != DW_TAG_member || child.has(kDeclaration) || child.has(kExternal))
+                return;
+            members_.push_back(member(child));
+            memberDies_.push_back(c);
+        });
+        auto size = static_cast<uint32_t>(die.byteSize);
+        if (isUnion)
+            out_.graph.replace(id, ir::UnionType{name, size, members_});
+        else
+            out_.graph.replace(id, ir::StructType{name, size, members_});
+        addDeclTags(index, id);
+        for (size_t m = 0; m < memberDies_.size(); ++m)
+            addDeclTags(memberDies_[m], id, static_cast<int32_t>(m));
+    }
+
+    ir::Member member(const Die& die) {
+        ir::Member m;
+        m.name = intern(die.name);
+        m.type = resolve(die.type);
+        uint64_t bitOffset = die.has(kHasDataBitOffset) ? die.dataBitOffset
+                                                         : die.dataMemberLocation * 8;
+        if (die.has(kHasBitSize)) {
+            m.bitfieldSize = static_cast<uint32_t>(die.bitSize);
+            if (die.has(kHasBitOffset)) {
+                // DWARF 2-4 count from the most significant bit of the storage unit; on a
+                // little-endian target that is storage bits - bit_offset - bit_size from its start.
+                uint64_t storage = die.has(kHasByteSize) ? die.byteSize : byteSizeOf(die.type);
+                bitOffset += storage * 8 - die.bitOffset - die.bitSize;
+            }
+        }
+        m.bitOffset = static_cast<uint32_t>(bitOffset);
+        return m;
+    }
+
+    void fillEnum(uint32_t index, TypeId id, ir::StrId name) {
+        const Die& die = unit_.dies[index];
+        enumerators_.clear();
+        bool isSigned = false;
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (child.tag != DW_TAG_enumerator)
+                return;
+            enumerators_.push_back({intern(child.name), child.constValue});
+            if (child.has(kConstValueSigned) && static_cast<int64_t>(child.constValue) < 0)
+                isSigned = true;
+        });
+        auto size = static_cast<uint32_t>(die.has(kHasByteSize) ? die.byteSize : 4);
+        if (size > 4) {
+            out_.graph.replace(id, ir::Enum64Type{name, size, enumerators_, isSigned});
+            return;
+        }
+        for (ir::Enumerator& e : enumerators_)
+            e.value &= 0xffffffffu;
+        out_.graph.replace(id, ir::EnumType{name, size, enumerators_, isSigned});
+    }
+
+    TypeId arrayIndexType() {
+        if (indexType_ == ir::kVoidType)
+            indexType_ = out_.graph.add(ir::IntType{intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
+        return indexType_;
+    }
+
+    // int m[3][4] is ARRAY(3) of ARRAY(4) of int: one ARRAY per subrange, outermost first.
+    void fillArray(uint32_t index, TypeId id) {
+        std::vector<uint32_t> counts;
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (child.tag != DW_TAG_subrange_type && child.tag != DW_TAG_enumeration_type)
+                return;
+            uint64_t count = 0;
+            if (child.has(kHasCount))
+                count = child.bound;
+            else if (child.has(kHasUpperBound) &&
+                     !(child.has(kConstValueSigned) && static_cast<int64_t>(child.bound) < 0))
+                count = child.bound + 1;
+            counts.push_back(static_cast<uint32_t>(std::min<uint64_t>(count, UINT32_MAX)));
+        });
+        if (counts.empty())
+            counts.push_back(0);
+        TypeId element = resolve(unit_.dies[index].type);
+        TypeId indexType = arrayIndexType();
+        for (size_t d = counts.size(); d-- > 1;)
+            element = out_.graph.add(ir::ArrayType{ir::kNoName, element, indexType, counts[d]});
+        out_.graph.replace(id, ir::ArrayType{ir::kNoName, element, indexType, counts[0]});
+    }
+
+    void fillPrototype(uint32_t index, TypeId id) {
+        params_.clear();
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (child.tag == DW_TAG_formal_parameter)
+                params_.push_back({intern(child.name), resolve(child.type)});
+            else if (child.tag == DW_TAG_unspecified_parameters)
+                params_.push_back({ir::kNoName, ir::kVoidType});
+        });
+        out_.graph.replace(id, ir::FuncProtoType{ir::kNoName, resolve(unit_.dies[index].type), params_});
+    }
+
+    // --- functions ---
+    // The DIEs that describe one function: the concrete instance, its abstract origin, and the
+    // declarations either points to with DW_AT_specification.
+    struct FunctionDies {
+        std::vector<const Die*> chain;
+        std::string_view name() const {
+            for (const Die* d : chain) {
+                if (!d->name.empty())
+                    return d->name;
+            }
+            return {};
+        }
+        bool any(DieFlag flag) const {
+            return std::any_of(chain.begin(), chain.end(), [&](const Die* d) { return d->has(flag); });
+        }
+        DieOffset returnType() const {
+            for (const Die* d : chain) {
+                if (d->type != kNoDie)
+                    return d->type;
+            }
+            return kNoDie;
+        }
+    };
+
+    FunctionDies functionChain(const Die& die) const {
+        FunctionDies f;
+        f.chain.push_back(&die);
+        for (size_t i = 0; i < f.chain.size() && f.chain.size() < 8; ++i) {
+            for (DieOffset next : {f.chain[i]->abstractOrigin, f.chain[i]->specification}) {
+                if (const Die* d = dieAt(next))
+                    f.chain.push_back(d);
+            }
+        }
+        return f;
+    }
+
+    // Formal parameters of a DIE's children, as indexes, in order.
+    std::vector<uint32_t> formalParameters(const Die& owner) const {
+        std::vector<uint32_t> result;
+        uint32_t index = unit_.indexOf(owner.offset);
+        if (index == kNoIndex)
+            return result;
+        forEachChild(index, [&](uint32_t c, const Die& child) {
+            if (child.tag == DW_TAG_formal_parameter)
+                result.push_back(c);
+        });
+        return result;
+    }
+
+    void observeFunction(uint32_t index) {
+        const Die& die = unit_.dies[index];
+        // Only out-of-line code is something to attach to: declarations and abstract
+        // instances of inlined functions have no address.
+        if (die.has(kDeclaration) || !die.has(kHasLowPc))
+            return;
+        FunctionDies f = functionChain(die);
+        std::string_view name = f.name();
+        if (name.empty())
+            return;
+
+        UnitObservations& obs = out_.observations;
+        FunctionObservation fo;
+        fo.name = name;
+        fo.die = die.offset;
+        fo.unit = unitOrder_;
+        fo.lowPc = die.lowPc;
+        fo.hasLowPc = true;
+        fo.returnType = resolve(f.returnType());
+        if (f.any(kExternal))
+            fo.facts |= kFunctionExternal;
+        for (const Die* d : f.chain) {
+            if (d->callingConvention == DW_CC_nocall)
+                fo.facts |= kFunctionNoCall;
+        }
+
+        // The abstract instance lists the parameters as declared; the concrete one lists those
+        // the optimizer kept, each pointing back at its declaration.
+        const Die* abstract = f.chain.size() > 1 ? f.chain[1] : nullptr;
+        std::vector<uint32_t> declared = abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
+        std::vector<uint32_t> concrete = formalParameters(die);
+        fo.paramFirst = static_cast<uint32_t>(obs.params.size());
+
+        int lastDeclaredPosition = -1;
+        for (size_t p = 0; p < concrete.size(); ++p) {
+            const Die& param = unit_.dies[concrete[p]];
+            const Die* origin = dieAt(param.abstractOrigin);
+            ParamObservation po;
+            po.name = !param.name.empty() ? param.name : origin ? origin->name : std::string_view();
+            po.type = resolve(param.type != kNoDie ? param.type : origin ? origin->type : kNoDie);
+            if (!param.has(kHasLocation) && !param.has(kHasConstValue))
+                po.facts |= kParamOptimizedOut;
+            if (p < std::size(kX86_64ArgumentRegisters) && param.has(kEntryLocationKnown)) {
+                auto ops = unit_.location(param);
+                if (!ops.empty() && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31 &&
+                    ops[0].atom - DW_OP_reg0 != kX86_64ArgumentRegisters[p])
+                    po.facts |= kParamUnexpectedRegister;
+            }
+            if (origin) {
+                auto it = std::find(declared.begin(), declared.end(), unit_.indexOf(origin->offset));
+                int position = it == declared.end() ? -1 : static_cast<int>(it - declared.begin());
+                if (position >= 0 && position < lastDeclaredPosition)
+                    fo.facts |= kFunctionReorderedParams;
+                lastDeclaredPosition = std::max(lastDeclaredPosition, position);
+            }
+            if (po.facts & kParamOptimizedOut)
+                fo.facts |= kFunctionOptimizedParams;
+            if (po.facts & kParamUnexpectedRegister)
+                fo.facts |= kFunctionUnexpectedRegister;
+            obs.params.push_back(po);
+        }
+        // Parameters declared but absent from the concrete instance were optimized away.
+        if (concrete.size() < declared.size()) {
+            fo.facts |= kFunctionOptimizedParams;
+            for (size_t p = concrete.size(); p < declared.size(); ++p) {
+                const Die& param = unit_.dies[declared[p]];
+                obs.params.push_back({param.name, resolve(param.type), kParamOptimizedOut});
+            }
+        }
+        fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
+        for (const Die* d : f.chain) {
+            uint32_t di = unit_.indexOf(d->offset);
+            bool varargs = false;
+            forEachChild(di, [&](uint32_t, const Die& child) {
+                varargs |= child.tag == DW_TAG_unspecified_parameters;
+            });
+            if (varargs)
+                fo.facts |= kFunctionVarargs;
+        }
+
+        fo.tagFirst = static_cast<uint32_t>(obs.tags.size());
+        for (const Die* d : f.chain)
+            observeTags(*d, -1);
+        const Die* paramOwner = abstract ? abstract : &die;
+        std::vector<uint32_t> tagged = formalParameters(*paramOwner);
+        for (size_t p = 0; p < tagged.size(); ++p)
+            observeTags(unit_.dies[tagged[p]], static_cast<int32_t>(p));
+        fo.tagCount = static_cast<uint32_t>(obs.tags.size()) - fo.tagFirst;
+        obs.functions.push_back(fo);
+    }
+
+    void observeTags(const Die& owner, int32_t component) {
+        uint32_t index = unit_.indexOf(owner.offset);
+        if (index == kNoIndex)
+            return;
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (isAnnotation(child) && child.name == "btf_decl_tag")
+                out_.observations.tags.push_back({child.stringValue, component});
+        });
+    }
+
+    // --- variables ---
+    bool isFileScope(const Die& die) const {
+        return die.parent == 0 || (die.parent != kNoIndex && unit_.dies[die.parent].tag == DW_TAG_namespace);
+    }
+
+    void observeVariable(uint32_t index) {
+        const Die& die = unit_.dies[index];
+        if (die.has(kDeclaration))
+            return;
+        const Die* declaration = dieAt(die.specification);
+        VariableObservation vo;
+        vo.name = !die.name.empty() ? die.name : declaration ? declaration->name : std::string_view();
+        if (vo.name.empty())
+            return;
+        vo.die = die.offset;
+        vo.unit = unitOrder_;
+        vo.type = resolve(die.type != kNoDie ? die.type : declaration ? declaration->type : kNoDie);
+        vo.external = die.has(kExternal) || (declaration && declaration->has(kExternal));
+        auto ops = unit_.location(die);
+        if (ops.size() == 1 && ops[0].atom == DW_OP_addr) {
+            vo.address = ops[0].number;
+            vo.hasAddress = true;
+        }
+        vo.tagFirst = static_cast<uint32_t>(out_.observations.tags.size());
+        observeTags(die, -1);
+        if (declaration)
+            observeTags(*declaration, -1);
+        vo.tagCount = static_cast<uint32_t>(out_.observations.tags.size()) - vo.tagFirst;
+        out_.observations.variables.push_back(vo);
+    }
+
+    void unmapped(const Die& die, const char* why) {
+        for (UnmappedDies& u : out_.unmapped) {
+            if (u.tag == die.tag) {
+                ++u.count;
+                return;
+            }
+        }
+        out_.unmapped.push_back({die.tag, die.offset, 1, why});
+    }
+
+    const UnitDies& unit_;
+    uint32_t unitOrder_;
+    MappedUnit out_;
+    std::vector<TypeId> dieType_;
+    std::vector<Shape> shape_;
+    TypeId indexType_ = ir::kVoidType;
+    // Scratch lists reused across types.
+    std::vector<ir::Member> members_;
+    std::vector<uint32_t> memberDies_;
+    std::vector<ir::Enumerator> enumerators_;
+    std::vector<ir::Param> params_;
+};
+
+} // namespace
+
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder) { return Mapper(unit, unitOrder).run(); }
+
+void UnitDies::clear() {
+    unitOffset = 0;
+    version = 0;
+    language = 0;
+    addressSize = 8;
+    isPartial = false;
+    name = {};
+    dies.clear();
+    locationOps.clear();
+}
+
+uint32_t UnitDies::indexOf(DieOffset offset) const {
+    auto it = std::lower_bound(dies.begin(), dies.end(), offset,
+                               [](const Die& d, DieOffset o) { return d.offset < o; });
+    if (it == dies.end() || it->offset != offset)
+        return kNoIndex;
+    return static_cast<uint32_t>(it - dies.begin());
+}
+
+} // namespace btforge::dwarf

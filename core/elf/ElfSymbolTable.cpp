@@ -1,0 +1,147 @@
+#include "btforge/elf/ElfSymbolTable.h"
+
+#include <algorithm>
+#include <gelf.h>
+#include <libelf.h>
+#include <tuple>
+
+namespace btforge::elf {
+namespace {
+
+struct ElfCloser {
+    void operator()(Elf* e) const { elf_end(e); }
+};
+
+Error elfError(const std::string& fileName, const std::string& what) {
+    return Error::badInput(fileName + ": " + what + ": " + elf_errmsg(-1));
+}
+
+} // namespace
+
+std::string_view stripCompilerSuffix(std::string_view symbolName) {
+    // Every suffix GCC and LLVM append to a specialised or split copy starts with '.', and C
+    // identifiers never contain one.
+    auto dot = symbolName.find('.');
+    return dot == std::string_view::npos || dot == 0 ? symbolName : symbolName.substr(0, dot);
+}
+
+Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
+    elf_version(EV_CURRENT);
+    auto image = file->bytes();
+    const std::string& fileName = file->path();
+    std::unique_ptr<Elf, ElfCloser> e(
+        elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()));
+    if (!e || elf_kind(e.get()) != ELF_K_ELF)
+        return elfError(fileName, "not a valid ELF file");
+    GElf_Ehdr ehdr;
+    if (!gelf_getehdr(e.get(), &ehdr))
+        return elfError(fileName, "cannot read the ELF header");
+    size_t shstrndx = 0;
+    if (elf_getshdrstrndx(e.get(), &shstrndx) != 0)
+        return elfError(fileName, "cannot read the section name table");
+
+    auto table = std::make_shared<ElfSymbolTable>();
+    table->file_ = file;
+    table->relocatable_ = ehdr.e_type == ET_REL;
+    Elf_Scn* symtab = nullptr;
+    GElf_Shdr symtabHeader{};
+    for (Elf_Scn* scn = elf_nextscn(e.get(), nullptr); scn; scn = elf_nextscn(e.get(), scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr))
+            return elfError(fileName, "cannot read a section header");
+        const char* name = elf_strptr(e.get(), shstrndx, shdr.sh_name);
+        ElfSection section;
+        section.name = name ? name : "";
+        section.index = static_cast<uint32_t>(elf_ndxscn(scn));
+        section.address = shdr.sh_addr;
+        section.size = shdr.sh_size;
+        section.isData = (shdr.sh_flags & SHF_ALLOC) && !(shdr.sh_flags & SHF_EXECINSTR);
+        bool inFile = shdr.sh_type != SHT_NOBITS && shdr.sh_offset <= image.size() &&
+                      shdr.sh_size <= image.size() - shdr.sh_offset;
+        table->sections_.push_back(section);
+        table->sectionFileOffsets_.push_back(inFile ? shdr.sh_offset : UINT64_MAX);
+        if (shdr.sh_type == SHT_SYMTAB) {
+            symtab = scn;
+            symtabHeader = shdr;
+        }
+    }
+    if (!symtab)
+        return std::shared_ptr<const ElfSymbolTable>(table); // stripped: nothing to confirm
+
+    Elf_Data* data = elf_getdata(symtab, nullptr);
+    if (!data)
+        return elfError(fileName, "cannot read .symtab");
+    size_t count = symtabHeader.sh_entsize ? symtabHeader.sh_size / symtabHeader.sh_entsize : 0;
+    for (size_t i = 1; i < count; ++i) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, static_cast<int>(i), &sym))
+            return elfError(fileName, ".symtab entry " + std::to_string(i));
+        if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+            continue;
+        const char* name = elf_strptr(e.get(), symtabHeader.sh_link, sym.st_name);
+        if (!name || !*name)
+            continue;
+        bool global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (type == STT_FUNC) {
+            table->functions_.push_back(
+                {stripCompilerSuffix(name), name, sym.st_value, sym.st_size, sym.st_shndx, global});
+        } else if (type == STT_OBJECT) {
+            table->objects_.push_back({name, sym.st_value, sym.st_size, sym.st_shndx, global});
+        }
+    }
+    auto byNameAddress = [](const ElfFunction& a, const ElfFunction& b) {
+        return std::tie(a.name, a.address, a.symbolName) < std::tie(b.name, b.address, b.symbolName);
+    };
+    std::sort(table->functions_.begin(), table->functions_.end(), byNameAddress);
+    auto bySectionAddress = [](const ElfObject& a, const ElfObject& b) {
+        return std::tie(a.section, a.address, a.name) < std::tie(b.section, b.address, b.name);
+    };
+    std::sort(table->objects_.begin(), table->objects_.end(), bySectionAddress);
+    return std::shared_ptr<const ElfSymbolTable>(std::move(table));
+}
+
+std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view name) const {
+    auto range = std::equal_range(
+        functions_.begin(), functions_.end(), name,
+        [](const auto& a, const auto& b) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(a)>, ElfFunction>)
+                return a.name < b;
+            else
+                return a < b.name;
+        });
+    return {range.first, range.second};
+}
+
+std::span<const ElfObject> ElfSymbolTable::objectsIn(uint32_t section) const {
+    auto first = std::lower_bound(objects_.begin(), objects_.end(), section,
+                                  [](const ElfObject& o, uint32_t s) { return o.section < s; });
+    auto last = std::upper_bound(first, objects_.end(), section,
+                                 [](uint32_t s, const ElfObject& o) { return s < o.section; });
+    return {first, last};
+}
+
+const ElfSection* ElfSymbolTable::section(std::string_view name) const {
+    for (const ElfSection& s : sections_) {
+        if (s.name == name)
+            return &s;
+    }
+    return nullptr;
+}
+
+const ElfSection* ElfSymbolTable::section(uint32_t index) const {
+    for (const ElfSection& s : sections_) {
+        if (s.index == index)
+            return &s;
+    }
+    return nullptr;
+}
+
+std::optional<std::span<const std::byte>> ElfSymbolTable::sectionBytes(const ElfSection& s) const {
+    size_t i = static_cast<size_t>(&s - sections_.data());
+    if (i >= sections_.size() || sectionFileOffsets_[i] == UINT64_MAX)
+        return std::nullopt;
+    return file_->bytes().subspan(sectionFileOffsets_[i], s.size);
+}
+
+} // namespace btforge::elf

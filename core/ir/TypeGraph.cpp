@@ -1,0 +1,297 @@
+#include "btforge/ir/TypeGraph.h"
+
+#include <bit>
+#include <cassert>
+#include <stdexcept>
+
+namespace btforge::ir {
+
+ByteOrder nativeByteOrder() {
+    return std::endian::native == std::endian::little ? ByteOrder::Little : ByteOrder::Big;
+}
+
+TypeGraph::TypeGraph(std::shared_ptr<const TypeGraph> base)
+    : base_(std::move(base)), byteOrder_(nativeByteOrder()) {
+    if (base_) {
+        strings_ = std::make_shared<StringPool>(base_->strings_);
+        firstId_ = base_->endId();
+        byteOrder_ = base_->byteOrder_;
+    } else {
+        strings_ = std::make_shared<StringPool>();
+    }
+}
+
+const TypeGraph::Record& TypeGraph::record(TypeId id) const {
+    assert(isOwn(id));
+    return records_[id - firstId_];
+}
+
+Kind TypeGraph::kind(TypeId id) const {
+    if (id < firstId_)
+        return base_ && id != kVoidType ? base_->kind(id) : Kind::Void;
+    return record(id).kind;
+}
+
+StrId TypeGraph::nameId(TypeId id) const {
+    if (id < firstId_)
+        return base_ && id != kVoidType ? base_->nameId(id) : kNoName;
+    return record(id).name;
+}
+
+TypeId TypeGraph::target(TypeId id) const {
+    if (id < firstId_)
+        return base_ && id != kVoidType ? base_->target(id) : kVoidType;
+    const Record& r = record(id);
+    switch (r.kind) {
+    case Kind::Ptr:
+    case Kind::Typedef:
+    case Kind::Volatile:
+    case Kind::Const:
+    case Kind::Restrict:
+    case Kind::TypeTag:
+    case Kind::Func:
+    case Kind::Var:
+    case Kind::DeclTag:
+    case Kind::Array:
+    case Kind::FuncProto:
+        return r.sizeOrType;
+    default:
+        return kVoidType;
+    }
+}
+
+TypeView TypeGraph::get(TypeId id) const {
+    if (id < firstId_)
+        return base_ && id != kVoidType ? base_->get(id) : TypeView{VoidType{}};
+    const Record& r = record(id);
+    auto list = [&](const auto& arena) {
+        using T = typename std::decay_t<decltype(arena)>::value_type;
+        return std::span<const T>(arena.data() + r.data, r.extra);
+    };
+    auto placedAddress = [&]() -> std::optional<uint64_t> {
+        if (r.extra == kNone)
+            return std::nullopt;
+        return placements_[r.extra].address;
+    };
+    bool flag = r.flag != 0;
+    switch (r.kind) {
+    case Kind::Int:
+        return IntType{r.name, r.sizeOrType, static_cast<uint8_t>((r.data >> 24) & 0x0f),
+                       static_cast<uint8_t>((r.data >> 16) & 0xff),
+                       static_cast<uint8_t>(r.data & 0xff)};
+    case Kind::Ptr:
+        return PtrType{r.name, r.sizeOrType, flag};
+    case Kind::Typedef:
+        return TypedefType{r.name, r.sizeOrType, flag};
+    case Kind::Volatile:
+        return VolatileType{r.name, r.sizeOrType, flag};
+    case Kind::Const:
+        return ConstType{r.name, r.sizeOrType, flag};
+    case Kind::Restrict:
+        return RestrictType{r.name, r.sizeOrType, flag};
+    case Kind::TypeTag:
+        return TypeTagType{r.name, r.sizeOrType, flag};
+    case Kind::Array:
+        return ArrayType{r.name, r.sizeOrType, r.data, r.extra};
+    case Kind::Struct:
+        return StructType{r.name, r.sizeOrType, list(members_), flag};
+    case Kind::Union:
+        return UnionType{r.name, r.sizeOrType, list(members_), flag};
+    case Kind::Enum:
+        return EnumType{r.name, r.sizeOrType, list(enumerators_), flag};
+    case Kind::Enum64:
+        return Enum64Type{r.name, r.sizeOrType, list(enumerators_), flag};
+    case Kind::Fwd:
+        return FwdType{r.name, flag};
+    case Kind::Func:
+        return FuncType{r.name, r.sizeOrType, static_cast<FuncLinkage>(r.data), placedAddress()};
+    case Kind::FuncProto:
+        return FuncProtoType{r.name, r.sizeOrType, list(params_)};
+    case Kind::Var:
+        return VarType{r.name, r.sizeOrType, static_cast<VarLinkage>(r.data), placedAddress(),
+                       r.extra == kNone ? kNoName : placements_[r.extra].section};
+    case Kind::Datasec:
+        return DatasecType{r.name, r.sizeOrType, list(secinfos_)};
+    case Kind::Float:
+        return FloatType{r.name, r.sizeOrType};
+    case Kind::DeclTag:
+        return DeclTagType{r.name, r.sizeOrType, static_cast<int32_t>(r.data), flag};
+    case Kind::Void:
+        break;
+    }
+    return VoidType{};
+}
+
+template <typename T>
+uint32_t TypeGraph::appendList(std::vector<T>& arena, std::span<const T> items) {
+    auto first = static_cast<uint32_t>(arena.size());
+    arena.insert(arena.end(), items.begin(), items.end());
+    return first;
+}
+
+uint32_t TypeGraph::appendPlacement(std::optional<uint64_t> address, StrId section) {
+    if (!address && section == kNoName)
+        return kNone;
+    placements_.push_back({address.value_or(0), section});
+    return static_cast<uint32_t>(placements_.size() - 1);
+}
+
+TypeGraph::Record TypeGraph::encode(const TypeView& view) {
+    Record r{};
+    r.kind = kindOf(view);
+    r.extra = 0;
+    std::visit(
+        [&](const auto& t) {
+            using T = std::decay_t<decltype(t)>;
+            if constexpr (!std::is_same_v<T, VoidType>)
+                r.name = t.name;
+            if constexpr (std::is_same_v<T, IntType>) {
+                r.sizeOrType = t.size;
+                r.data = (uint32_t(t.encoding & 0x0f) << 24) | (uint32_t(t.bitOffset) << 16) |
+                         t.bits;
+            } else if constexpr (isReferenceKind(T::kKind)) {
+                r.sizeOrType = t.type;
+                r.flag = t.kindFlag;
+            } else if constexpr (std::is_same_v<T, ArrayType>) {
+                r.sizeOrType = t.elemType;
+                r.data = t.indexType;
+                r.extra = t.count;
+            } else if constexpr (std::is_same_v<T, StructType> || std::is_same_v<T, UnionType>) {
+                r.sizeOrType = t.size;
+                r.flag = t.kindFlag;
+                r.data = appendList(members_, t.members);
+                r.extra = static_cast<uint32_t>(t.members.size());
+            } else if constexpr (std::is_same_v<T, EnumType> || std::is_same_v<T, Enum64Type>) {
+                r.sizeOrType = t.size;
+                r.flag = t.isSigned;
+                r.data = appendList(enumerators_, t.values);
+                r.extra = static_cast<uint32_t>(t.values.size());
+            } else if constexpr (std::is_same_v<T, FwdType>) {
+                r.flag = t.isUnion;
+            } else if constexpr (std::is_same_v<T, FuncType>) {
+                r.sizeOrType = t.proto;
+                r.data = static_cast<uint32_t>(t.linkage);
+                r.extra = appendPlacement(t.address, kNoName);
+            } else if constexpr (std::is_same_v<T, FuncProtoType>) {
+                r.sizeOrType = t.returnType;
+                r.data = appendList(params_, t.params);
+                r.extra = static_cast<uint32_t>(t.params.size());
+            } else if constexpr (std::is_same_v<T, VarType>) {
+                r.sizeOrType = t.type;
+                r.data = static_cast<uint32_t>(t.linkage);
+                r.extra = appendPlacement(t.address, t.section);
+            } else if constexpr (std::is_same_v<T, DatasecType>) {
+                r.sizeOrType = t.size;
+                r.data = appendList(secinfos_, t.entries);
+                r.extra = static_cast<uint32_t>(t.entries.size());
+            } else if constexpr (std::is_same_v<T, FloatType>) {
+                r.sizeOrType = t.size;
+            } else if constexpr (std::is_same_v<T, DeclTagType>) {
+                r.sizeOrType = t.type;
+                r.data = static_cast<uint32_t>(t.componentIndex);
+                r.flag = t.kindFlag;
+            }
+        },
+        view);
+    return r;
+}
+
+TypeId TypeGraph::add(const TypeView& view) {
+    if (kindOf(view) == Kind::Void)
+        throw std::invalid_argument("TypeGraph::add: void is implicit (id 0)");
+    records_.push_back(encode(view));
+    if (!origins_.empty())
+        origins_.push_back(kNoCu);
+    return endId() - 1;
+}
+
+void TypeGraph::replace(TypeId id, const TypeView& view) {
+    assert(isOwn(id) && kindOf(view) != Kind::Void);
+    records_[id - firstId_] = encode(view);
+}
+
+void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
+    for (Record& r : records_) {
+        switch (r.kind) {
+        case Kind::Ptr:
+        case Kind::Typedef:
+        case Kind::Volatile:
+        case Kind::Const:
+        case Kind::Restrict:
+        case Kind::TypeTag:
+        case Kind::Func:
+        case Kind::Var:
+        case Kind::DeclTag:
+        case Kind::FuncProto:
+            r.sizeOrType = map(r.sizeOrType);
+            break;
+        case Kind::Array:
+            r.sizeOrType = map(r.sizeOrType);
+            r.data = map(r.data);
+            break;
+        default:
+            break;
+        }
+        switch (r.kind) {
+        case Kind::Struct:
+        case Kind::Union:
+            for (uint32_t i = 0; i < r.extra; ++i)
+                members_[r.data + i].type = map(members_[r.data + i].type);
+            break;
+        case Kind::FuncProto:
+            for (uint32_t i = 0; i < r.extra; ++i)
+                params_[r.data + i].type = map(params_[r.data + i].type);
+            break;
+        case Kind::Datasec:
+            for (uint32_t i = 0; i < r.extra; ++i)
+                secinfos_[r.data + i].type = map(secinfos_[r.data + i].type);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+std::vector<TypeId> TypeGraph::compact(const std::function<bool(TypeId)>& keep) {
+    std::vector<TypeId> newId(records_.size(), kVoidType);
+    std::vector<Record> kept;
+    std::vector<CuId> keptOrigins;
+    kept.reserve(records_.size());
+    for (uint32_t i = 0; i < records_.size(); ++i) {
+        if (!keep(firstId_ + i))
+            continue;
+        newId[i] = firstId_ + static_cast<TypeId>(kept.size());
+        kept.push_back(records_[i]);
+        if (!origins_.empty())
+            keptOrigins.push_back(origins_[i]);
+    }
+    records_ = std::move(kept);
+    origins_ = std::move(keptOrigins);
+    TypeId first = firstId_;
+    remapTypeIds([&](TypeId id) { return id >= first ? newId[id - first] : id; });
+    return newId;
+}
+
+void TypeGraph::reserve(size_t types) { records_.reserve(types); }
+
+void TypeGraph::setOrigin(TypeId id, CuId cu) {
+    assert(isOwn(id));
+    if (origins_.empty())
+        origins_.assign(records_.size(), kNoCu);
+    origins_[id - firstId_] = cu;
+}
+
+CuId TypeGraph::origin(TypeId id) const {
+    if (!isOwn(id) || origins_.empty())
+        return kNoCu;
+    return origins_[id - firstId_];
+}
+
+size_t TypeGraph::memoryUsage() const {
+    return records_.capacity() * sizeof(Record) + members_.capacity() * sizeof(Member) +
+           params_.capacity() * sizeof(Param) + enumerators_.capacity() * sizeof(Enumerator) +
+           secinfos_.capacity() * sizeof(VarSecInfo) + placements_.capacity() * sizeof(Placement) +
+           origins_.capacity() * sizeof(CuId) + strings_->bytes().size();
+}
+
+} // namespace btforge::ir

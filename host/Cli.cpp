@@ -1,0 +1,181 @@
+#include "Cli.h"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+namespace btforge::host {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kUsage = R"(usage: btforge [global options] COMMAND [options]
+
+Converts debug type information between formats: DWARF and BTF in, BTF, JSON and text out.
+
+commands:
+  convert INPUT -o OUT   convert INPUT with a loader plugin and write it with an emitter plugin
+  dump INPUT             print INPUT's types as 'bpftool btf dump file' does (--json: as -j)
+  plugins                list the plugins found, and the ones that failed to load
+
+'btforge COMMAND --help' describes a command's options.
+)";
+
+po::options_description globalOptions() {
+    po::options_description d("global options");
+    d.add_options()("help,h", "show help")("version,V", "show the version")(
+        "plugin-dir", po::value<std::vector<std::string>>()->composing(),
+        "also look for plugins in DIR (repeatable; searched first)")(
+        "jobs,j", po::value<unsigned>(), "worker threads (default: one per CPU)")(
+        "quiet,q", "no progress or warnings on stderr");
+    return d;
+}
+
+po::options_description convertOptions() {
+    po::options_description d("convert options");
+    d.add_options()("output,o", po::value<std::string>(), "output file ('-': standard output)")(
+        "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
+        "to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
+        "base,B", po::value<std::string>(), "base BTF for split input and output")(
+        "features", po::value<std::string>(), "comma-separated feature names (pahole's)");
+    return d;
+}
+
+po::options_description dumpOptions() {
+    po::options_description d("dump options");
+    d.add_options()("json", "JSON as 'bpftool btf dump file X -j' prints it")(
+        "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
+        "base,B", po::value<std::string>(), "base BTF for split input");
+    return d;
+}
+
+std::string helpText(const std::string& synopsis, const po::options_description& options) {
+    std::ostringstream out;
+    out << "usage: btforge " << synopsis << "\n\n" << options << "\n" << globalOptions();
+    return out.str();
+}
+
+std::vector<std::string> splitList(const std::string& list) {
+    std::vector<std::string> items;
+    std::istringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty())
+            items.push_back(item);
+    }
+    return items;
+}
+
+template <typename T> std::optional<T> optional(const po::variables_map& vm, const char* name) {
+    return vm.count(name) ? std::optional<T>(vm[name].as<T>()) : std::nullopt;
+}
+
+Expected<ConvertCommand> parseConversion(const std::string& name,
+                                         const std::vector<std::string>& args) {
+    bool isDump = name == "dump";
+    po::options_description options = isDump ? dumpOptions() : convertOptions();
+    options.add_options()("input", po::value<std::string>(), "input file");
+    po::positional_options_description positional;
+    positional.add("input", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+
+    ConvertCommand command;
+    ConversionRequest& request = command.request;
+    if (!vm.count("input"))
+        return Error::usage(name + ": missing INPUT");
+    request.input = vm["input"].as<std::string>();
+    request.loader = optional<std::string>(vm, "from");
+    request.base = optional<std::string>(vm, "base");
+    if (isDump) {
+        request.emitter = vm.count("json") ? "json" : "text";
+        request.output = "-";
+        return command;
+    }
+    if (!vm.count("output"))
+        return Error::usage("convert: missing -o OUT (use '-o -' for standard output)");
+    request.output = vm["output"].as<std::string>();
+    request.emitter = vm["to"].as<std::string>();
+    if (auto features = optional<std::string>(vm, "features"))
+        command.features = splitList(*features);
+    return command;
+}
+
+Expected<Command> parse(int argc, const char* const* argv) {
+    po::options_description global = globalOptions();
+    po::options_description hidden;
+    hidden.add_options()("command", po::value<std::string>())(
+        "args", po::value<std::vector<std::string>>());
+    po::options_description all;
+    all.add(global).add(hidden);
+    po::positional_options_description positional;
+    positional.add("command", 1).add("args", -1);
+
+    po::parsed_options parsed = po::command_line_parser(argc, argv)
+                                    .options(all)
+                                    .positional(positional)
+                                    .allow_unregistered()
+                                    .run();
+    po::variables_map vm;
+    po::store(parsed, vm);
+    po::notify(vm);
+
+    Command command;
+    if (vm.count("plugin-dir"))
+        command.global.pluginDirs = vm["plugin-dir"].as<std::vector<std::string>>();
+    if (vm.count("jobs"))
+        command.global.jobs = vm["jobs"].as<unsigned>();
+    command.global.quiet = vm.count("quiet") > 0;
+
+    if (!vm.count("command")) {
+        if (vm.count("version")) {
+            command.action = InfoCommand{"btforge " BTFORGE_VERSION "\n"};
+            return command;
+        }
+        if (vm.count("help")) {
+            std::ostringstream out;
+            out << kUsage << "\n" << global;
+            command.action = InfoCommand{out.str()};
+            return command;
+        }
+        return Error::usage("missing COMMAND (see 'btforge --help')");
+    }
+    std::string name = vm["command"].as<std::string>();
+    std::vector<std::string> args = po::collect_unrecognized(parsed.options, po::include_positional);
+    args.erase(args.begin()); // the command itself
+
+    if (name == "plugins") {
+        if (vm.count("help"))
+            command.action = InfoCommand{helpText("plugins", po::options_description("plugins"))};
+        else if (!args.empty())
+            return Error::usage("plugins: unexpected argument '" + args.front() + "'");
+        else
+            command.action = PluginsCommand{};
+        return command;
+    }
+    if (name == "convert" || name == "dump") {
+        if (vm.count("help")) {
+            command.action = InfoCommand{
+                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                               : helpText("convert INPUT -o OUT [-f LOADER] [-t EMITTER] [-B BASE]",
+                                          convertOptions())};
+            return command;
+        }
+        auto conversion = parseConversion(name, args);
+        if (!conversion)
+            return std::move(conversion).error();
+        command.action = std::move(*conversion);
+        return command;
+    }
+    return Error::usage("unknown command '" + name + "' (see 'btforge --help')");
+}
+
+} // namespace
+
+Expected<Command> parseCommandLine(int argc, const char* const* argv) {
+    try {
+        return parse(argc, argv);
+    } catch (const po::error& e) {
+        return Error::usage(e.what());
+    }
+}
+
+} // namespace btforge::host

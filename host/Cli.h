@@ -1,0 +1,36 @@
+// Command-line parsing (Boost.Program_options) into one Command value.
+#pragma once
+
+#include "Conversion.h"
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace btforge::host {
+
+struct GlobalOptions {
+    std::vector<std::string> pluginDirs;
+    unsigned jobs = 0; // 0: one per CPU
+    bool quiet = false;
+};
+
+struct ConvertCommand {
+    ConversionRequest request;
+    std::vector<std::string> features;
+};
+struct PluginsCommand {};
+// --help and --version: the text to print on standard output, then exit 0.
+struct InfoCommand {
+    std::string text;
+};
+
+struct Command {
+    GlobalOptions global;
+    std::variant<InfoCommand, ConvertCommand, PluginsCommand> action;
+};
+
+// Usage errors come back as Error (kind Usage), naming the bad option.
+Expected<Command> parseCommandLine(int argc, const char* const* argv);
+
+} // namespace btforge::host

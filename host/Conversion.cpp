@@ -1,0 +1,141 @@
+#include "Conversion.h"
+
+#include "btforge/support/AtomicFile.h"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace btforge::host {
+namespace {
+
+using plugin::PluginKind;
+
+std::string namesOf(const PluginRegistry& registry, PluginKind kind) {
+    std::string names;
+    for (const LoadedPlugin* p : registry.ofKind(kind))
+        names += (names.empty() ? "" : ", ") + std::string(p->descriptor->name);
+    return names.empty() ? "none found; see 'btforge plugins'" : names;
+}
+
+Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, PluginKind kind,
+                                            const std::string& name) {
+    if (const LoadedPlugin* p = registry.find(kind, name))
+        return p;
+    const char* what = kind == PluginKind::Loader ? "loader" : "emitter";
+    return Error::usage("unknown " + std::string(what) + " '" + name +
+                        "' (available: " + namesOf(registry, kind) + ")");
+}
+
+Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry,
+                                           const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Error::io(path + ": cannot open: " + std::strerror(errno));
+    std::array<unsigned char, 64> head{};
+    in.read(reinterpret_cast<char*>(head.data()), head.size());
+    plugin::InputProbe probe{path, std::span(head.data(), static_cast<size_t>(in.gcount()))};
+
+    const LoadedPlugin* best = nullptr;
+    unsigned bestScore = 0;
+    for (const LoadedPlugin* p : registry.ofKind(PluginKind::Loader)) {
+        unsigned score = p->descriptor->makeLoader()->probe(probe);
+        if (score > bestScore) {
+            best = p;
+            bestScore = score;
+        }
+    }
+    if (!best)
+        return Error::badInput(path + ": no loader recognises this input (loaders: " +
+                               namesOf(registry, PluginKind::Loader) + ")");
+    return best;
+}
+
+// Module BTF under /sys/kernel/btf is split over the running kernel's, as bpftool assumes too.
+std::optional<std::string> implicitBase(const std::string& input) {
+    constexpr std::string_view sysfs = "/sys/kernel/btf/";
+    if (input.starts_with(sysfs) && input != "/sys/kernel/btf/vmlinux")
+        return "/sys/kernel/btf/vmlinux";
+    return std::nullopt;
+}
+
+Expected<std::shared_ptr<const ir::TypeGraph>>
+loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
+    // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
+    auto btfLoader = requirePlugin(registry, PluginKind::Loader, "btf");
+    if (!btfLoader)
+        return std::move(btfLoader).error();
+    auto graph = (*btfLoader)->descriptor->makeLoader()->load({path, nullptr, ""}, session);
+    if (!graph)
+        return std::move(graph).error();
+    return std::make_shared<const ir::TypeGraph>(std::move(*graph));
+}
+
+// After a failed run no output from an earlier run may pass for this run's: remove it, unless
+// the "output" is in fact one of the inputs.
+void removeStaleOutput(const ConversionRequest& request) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (request.output == "-" || !fs::is_regular_file(request.output, ec))
+        return;
+    for (const std::string* input : {&request.input, request.base ? &*request.base : nullptr}) {
+        if (input && fs::equivalent(*input, request.output, ec))
+            return;
+    }
+    fs::remove(request.output, ec);
+}
+
+Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& request,
+                       plugin::Session& session) {
+    auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
+    if (!emitterPlugin)
+        return std::move(emitterPlugin).error();
+    auto loaderPlugin = request.loader
+                            ? requirePlugin(registry, PluginKind::Loader, *request.loader)
+                            : chooseLoader(registry, request.input);
+    if (!loaderPlugin)
+        return std::move(loaderPlugin).error();
+
+    plugin::LoadRequest load{request.input, nullptr, ""};
+    if (auto basePath = request.base ? request.base : implicitBase(request.input)) {
+        auto base = loadBase(registry, *basePath, session);
+        if (!base)
+            return std::move(base).error();
+        load.base = std::move(*base);
+        load.basePath = *basePath;
+    }
+    auto graph = (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
+    if (!graph)
+        return std::move(graph).error();
+
+    auto emitter = (*emitterPlugin)->descriptor->makeEmitter();
+    plugin::EmitRequest emit{request.output};
+    if (request.output == "-") {
+        auto written = emitter->emit(*graph, emit, std::cout, session);
+        std::cout.flush();
+        if (written && !std::cout)
+            return Error::io("standard output: write failed");
+        return written;
+    }
+    auto file = AtomicFile::create(request.output);
+    if (!file)
+        return std::move(file).error();
+    if (auto written = emitter->emit(*graph, emit, file->stream(), session); !written)
+        return written; // the temporary file goes away with `file`
+    return file->commit();
+}
+
+} // namespace
+
+Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
+                             plugin::Session& session) {
+    auto done = convert(registry, request, session);
+    if (!done)
+        removeStaleOutput(request);
+    return done;
+}
+
+} // namespace btforge::host

@@ -1,0 +1,101 @@
+#include "PluginRegistry.h"
+
+#include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+namespace btforge::host {
+namespace fs = std::filesystem;
+
+std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginDirs) {
+    std::vector<std::string> path(pluginDirs);
+    if (const char* env = std::getenv("BTFORGE_PLUGIN_PATH")) {
+        std::string_view rest(env);
+        while (!rest.empty()) {
+            auto colon = rest.find(':');
+            if (auto dir = rest.substr(0, colon); !dir.empty())
+                path.emplace_back(dir);
+            rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+        }
+    }
+    std::error_code ec;
+    fs::path exeDir = boost::dll::program_location(ec).parent_path();
+    if (!ec) {
+        path.push_back((exeDir / "plugins").string());
+        path.push_back((exeDir.parent_path() / "lib" / "btforge" / "plugins").string());
+    }
+    path.emplace_back(BTFORGE_INSTALLED_PLUGIN_DIR);
+    return path;
+}
+
+void PluginRegistry::discover(const std::vector<std::string>& directories) {
+    std::set<fs::path> seenDirs;
+    for (const std::string& dir : directories) {
+        std::error_code ec;
+        fs::path canonical = fs::weakly_canonical(dir, ec);
+        if (ec || !fs::is_directory(canonical, ec) || !seenDirs.insert(canonical).second)
+            continue;
+        // Sorted, so which of two same-named plugins wins never depends on directory order.
+        std::vector<std::string> libraries;
+        for (const auto& entry : fs::directory_iterator(canonical, ec)) {
+            std::string name = entry.path().filename().string();
+            if (name.starts_with("libbtforge-") && name.ends_with(".so"))
+                libraries.push_back(entry.path().string());
+        }
+        std::sort(libraries.begin(), libraries.end());
+        for (const std::string& library : libraries)
+            loadLibrary(library);
+    }
+}
+
+void PluginRegistry::loadLibrary(const std::string& path) {
+    boost::dll::shared_library library;
+    std::error_code ec;
+    library.load(path, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
+    if (ec) {
+        failures_.push_back({path, "cannot load: " + ec.message()});
+        return;
+    }
+    if (!library.has(plugin::kDescriptorSymbol)) {
+        failures_.push_back({path, std::string("not a btforge plugin (no ") +
+                                       plugin::kDescriptorSymbol + " symbol)"});
+        return;
+    }
+    const auto& descriptor = library.get<const plugin::PluginDescriptor>(plugin::kDescriptorSymbol);
+    if (descriptor.abiVersion != plugin::kAbiVersion) {
+        failures_.push_back({path, "plugin ABI version " + std::to_string(descriptor.abiVersion) +
+                                       ", this btforge needs " +
+                                       std::to_string(plugin::kAbiVersion)});
+        return;
+    }
+    bool isLoader = descriptor.kind == plugin::PluginKind::Loader && descriptor.makeLoader;
+    bool isEmitter = descriptor.kind == plugin::PluginKind::Emitter && descriptor.makeEmitter;
+    if (!descriptor.name || !descriptor.description || (!isLoader && !isEmitter)) {
+        failures_.push_back({path, "malformed plugin descriptor"});
+        return;
+    }
+    if (find(descriptor.kind, descriptor.name))
+        return; // shadowed by an earlier directory
+    plugins_.push_back({std::move(library), &descriptor, path});
+}
+
+const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_view name) const {
+    for (const LoadedPlugin& p : plugins_) {
+        if (p.descriptor->kind == kind && name == p.descriptor->name)
+            return &p;
+    }
+    return nullptr;
+}
+
+std::vector<const LoadedPlugin*> PluginRegistry::ofKind(plugin::PluginKind kind) const {
+    std::vector<const LoadedPlugin*> result;
+    for (const LoadedPlugin& p : plugins_) {
+        if (p.descriptor->kind == kind)
+            result.push_back(&p);
+    }
+    return result;
+}
+
+} // namespace btforge::host

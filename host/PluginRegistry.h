@@ -1,0 +1,44 @@
+// Finds plugin libraries, loads them with Boost.DLL and checks their ABI version.
+#pragma once
+
+#include "btforge/plugin/Plugin.h"
+
+#include <boost/dll/shared_library.hpp>
+#include <string>
+#include <vector>
+
+namespace btforge::host {
+
+struct LoadedPlugin {
+    boost::dll::shared_library library; // keeps the code mapped while the plugin is used
+    const plugin::PluginDescriptor* descriptor;
+    std::string path;
+};
+
+struct PluginFailure {
+    std::string path;
+    std::string reason;
+};
+
+class PluginRegistry {
+public:
+    // Searches the directories in order; the first plugin of a given kind and name wins.
+    void discover(const std::vector<std::string>& directories);
+
+    const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
+    const std::vector<PluginFailure>& failures() const { return failures_; }
+    const LoadedPlugin* find(plugin::PluginKind kind, std::string_view name) const;
+    std::vector<const LoadedPlugin*> ofKind(plugin::PluginKind kind) const;
+
+private:
+    void loadLibrary(const std::string& path);
+
+    std::vector<LoadedPlugin> plugins_;
+    std::vector<PluginFailure> failures_;
+};
+
+// Where plugins are looked for: --plugin-dir values, then $BTFORGE_PLUGIN_PATH (colon-separated),
+// then plugins/ next to the executable (a build tree), then the installed plugin directory.
+std::vector<std::string> pluginSearchPath(const std::vector<std::string>& pluginDirs);
+
+} // namespace btforge::host

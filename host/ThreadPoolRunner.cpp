@@ -1,0 +1,32 @@
+#include "ThreadPoolRunner.h"
+
+#include <atomic>
+#include <boost/asio/post.hpp>
+#include <latch>
+
+namespace btforge::host {
+
+ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
+    : threads_(threads ? threads : 1), pool_(threads_) {}
+
+ThreadPoolRunner::~ThreadPoolRunner() { pool_.join(); }
+
+void ThreadPoolRunner::parallelFor(size_t count, const std::function<void(size_t)>& body) {
+    if (count == 0)
+        return;
+    // Workers pull the next index from a shared counter, so uneven items (a huge CU next to
+    // small ones) balance themselves; callers store results by index, so order never leaks.
+    std::atomic<size_t> next{0};
+    auto workers = static_cast<std::ptrdiff_t>(std::min<size_t>(count, threads_));
+    std::latch done(workers);
+    for (std::ptrdiff_t w = 0; w < workers; ++w) {
+        boost::asio::post(pool_, [&] {
+            for (size_t i = next++; i < count; i = next++)
+                body(i);
+            done.count_down();
+        });
+    }
+    done.wait();
+}
+
+} // namespace btforge::host

@@ -1,0 +1,63 @@
+// btforge: the command-line host. Parses options, finds plugins, runs the conversion.
+#include "Cli.h"
+#include "PluginRegistry.h"
+#include "TerminalProgress.h"
+#include "ThreadPoolRunner.h"
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+namespace {
+
+using namespace btforge;
+using namespace btforge::host;
+
+int report(const Error& error) {
+    std::fprintf(stderr, "btforge: error: %s\n", error.message().c_str());
+    return error.kind() == ErrorKind::Usage ? 2 : 1;
+}
+
+int listPlugins(const PluginRegistry& registry) {
+    for (const LoadedPlugin& p : registry.plugins()) {
+        const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
+        std::printf("%-14s %-8s abi %u  %s\n", p.descriptor->name, kind, p.descriptor->abiVersion,
+                    p.descriptor->description);
+    }
+    for (const PluginFailure& f : registry.failures())
+        std::printf("failed: %s: %s\n", f.path.c_str(), f.reason.c_str());
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    auto command = parseCommandLine(argc, argv);
+    if (!command)
+        return report(command.error());
+    if (auto* info = std::get_if<InfoCommand>(&command->action)) {
+        std::cout << info->text;
+        return 0;
+    }
+
+    PluginRegistry registry;
+    registry.discover(pluginSearchPath(command->global.pluginDirs));
+    if (std::holds_alternative<PluginsCommand>(command->action))
+        return listPlugins(registry);
+
+    // A plugin that failed to load matters only if nothing else can do the job; say so once.
+    StderrDiagnostics diagnostics(command->global.quiet);
+    for (const PluginFailure& f : registry.failures())
+        diagnostics.warning("plugin " + f.path + " not loaded: " + f.reason);
+
+    auto& convert = std::get<ConvertCommand>(command->action);
+    unsigned jobs = command->global.jobs ? command->global.jobs
+                                         : std::max(1u, std::thread::hardware_concurrency());
+    ThreadPoolRunner tasks(jobs);
+    TerminalProgress progress(!command->global.quiet);
+    plugin::Options options{jobs, convert.features};
+    plugin::Session session{tasks, progress, diagnostics, options};
+    if (auto done = runConversion(registry, convert.request, session); !done)
+        return report(done.error());
+    return 0;
+}

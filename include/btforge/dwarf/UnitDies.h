@@ -1,0 +1,104 @@
+// The DWARF of one unit as every DWARF reader hands it to core: a flat, pre-order array of DIEs
+// with the attributes the mapping uses, already decoded. Loaders differ only in how they fill
+// it (libdw, LLVM DebugInfo); everything that decides what a DIE means lives in core.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace btforge::dwarf {
+
+// A DIE's offset in .debug_info (type units: in their own section, offset by the loader so keys
+// never collide). Unique within one input, independent of the unit.
+using DieOffset = uint64_t;
+inline constexpr DieOffset kNoDie = UINT64_MAX;
+inline constexpr uint32_t kNoIndex = UINT32_MAX;
+
+// Vendor tags and values dwarf.h does not have.
+inline constexpr uint16_t kTagLlvmAnnotation = 0x6000;
+inline constexpr uint16_t kTagGnuAnnotation = 0x6001;
+
+enum DieFlag : uint32_t {
+    kDeclaration = 1u << 0,
+    kExternal = 1u << 1,
+    kPrototyped = 1u << 2,
+    kArtificial = 1u << 3,
+    kVector = 1u << 4, // DW_AT_GNU_vector on an array
+    kHasByteSize = 1u << 5,
+    kHasBitSize = 1u << 6,
+    kHasDataMemberLocation = 1u << 7,
+    kHasDataBitOffset = 1u << 8,
+    kHasBitOffset = 1u << 9, // DWARF 2-4 bitfield position, counted from the storage unit's MSB
+    kHasConstValue = 1u << 10,
+    kConstValueSigned = 1u << 11, // the constant came in a signed form (DW_FORM_sdata, implicit)
+    kHasUpperBound = 1u << 12,
+    kHasCount = 1u << 13,
+    kHasLowPc = 1u << 14,
+    kHasLocation = 1u << 15,       // DW_AT_location present (expression or list)
+    kLocationIsList = 1u << 16,    // ... and it is a location list
+    kEntryLocationKnown = 1u << 17, // entryLocation holds the expression in force at low_pc
+    kInlined = 1u << 18,           // DW_AT_inline says declared or actually inlined
+    kConstValueString = 1u << 19,  // DW_AT_const_value is a string (annotations)
+};
+
+// One decoded DWARF expression operation (DW_OP_*), as both readers decode them.
+struct LocationOp {
+    uint8_t atom = 0;
+    uint64_t number = 0;
+    uint64_t number2 = 0;
+};
+
+struct Die {
+    DieOffset offset = kNoDie;
+    uint32_t parent = kNoIndex; // indexes into UnitDies::dies
+    uint32_t nextSibling = kNoIndex;
+    uint32_t firstChild = kNoIndex;
+    uint16_t tag = 0;
+    uint8_t encoding = 0;          // DW_AT_encoding
+    uint8_t callingConvention = 0; // DW_AT_calling_convention (0: absent)
+    uint32_t flags = 0;
+    std::string_view name;
+    DieOffset type = kNoDie; // DW_AT_type
+    DieOffset abstractOrigin = kNoDie;
+    DieOffset specification = kNoDie;
+    uint64_t byteSize = 0;
+    uint64_t bitSize = 0;
+    uint64_t dataMemberLocation = 0; // constant byte offset (simple expressions evaluated)
+    uint64_t dataBitOffset = 0;
+    uint64_t bitOffset = 0;
+    uint64_t constValue = 0;   // raw bits; kConstValueSigned says how to widen
+    uint64_t bound = 0;        // upper bound or count (see flags)
+    uint64_t lowPc = 0;
+    std::string_view stringValue; // DW_AT_const_value of annotations
+    // The location expression, as operations in UnitDies::locationOps: for variables their
+    // DW_AT_location, for parameters the expression in force at the enclosing function's low_pc
+    // (kEntryLocationKnown).
+    uint32_t locationFirst = 0;
+    uint32_t locationCount = 0;
+
+    bool has(DieFlag flag) const { return (flags & flag) != 0; }
+};
+
+struct UnitDies {
+    DieOffset unitOffset = 0;
+    uint16_t version = 0;
+    uint16_t language = 0; // DW_AT_language of the unit DIE
+    uint8_t addressSize = 8;
+    bool isPartial = false;  // DW_TAG_partial_unit / type unit: types other units refer to
+    std::string_view name;   // DW_AT_name of the unit
+    std::vector<Die> dies;   // pre-order; dies[0] is the unit DIE
+    std::vector<LocationOp> locationOps;
+
+    std::span<const LocationOp> location(const Die& die) const {
+        return {locationOps.data() + die.locationFirst, die.locationCount};
+    }
+
+    // Empties the unit but keeps the vectors' capacity: a worker reuses one UnitDies per unit.
+    void clear();
+    // The index of the DIE at `offset` in this unit, or kNoIndex (dies are sorted by offset).
+    uint32_t indexOf(DieOffset offset) const;
+};
+
+} // namespace btforge::dwarf

@@ -1,0 +1,46 @@
+// Decides what each DIE of one unit means in BTF terms: types into a unit TypeGraph, functions
+// and variables into observations. The single place where DWARF semantics live; both DWARF
+// loaders feed it.
+#pragma once
+
+#include "btforge/dwarf/Observations.h"
+#include "btforge/dwarf/UnitDies.h"
+#include "btforge/ir/TypeGraph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace btforge::dwarf {
+
+inline constexpr ir::TypeId kNotPreMapped = UINT32_MAX;
+
+// DIEs of one tag the mapper could not express, counted; reported once per tag.
+struct UnmappedDies {
+    uint16_t tag = 0;
+    DieOffset example = kNoDie;
+    uint32_t count = 0;
+    const char* why = "";
+};
+
+struct MappedUnit {
+    ir::TypeGraph graph;
+    // Per own type of `graph`: kNotPreMapped, or (for placeholders of DIEs in other units) the
+    // merged id the caller resolved through `externals`.
+    std::vector<ir::TypeId> preMapped;
+    // Placeholder type id -> the DIE in another unit it stands for.
+    std::vector<std::pair<ir::TypeId, DieOffset>> externals;
+    // For partial and type units: every type DIE with its id, so later units can refer to them.
+    std::vector<std::pair<DieOffset, ir::TypeId>> exportedTypes;
+    UnitObservations observations;
+    std::vector<UnmappedDies> unmapped;
+    uint32_t referencesAsPointers = 0; // C++ references, encoded as PTR
+};
+
+// `unitOrder` is the unit's position in the input; it orders everything made from it.
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder);
+
+// The DWARF register numbers x86-64 passes the first integer arguments in (rdi, rsi, rdx, rcx,
+// r8, r9), which a parameter's entry location is checked against.
+inline constexpr uint8_t kX86_64ArgumentRegisters[] = {5, 4, 1, 2, 8, 9};
+
+} // namespace btforge::dwarf

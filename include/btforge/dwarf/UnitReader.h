@@ -1,0 +1,25 @@
+// What a DWARF loader implements: enumerate the units of one input and decode any of them into
+// UnitDies, from any thread. Everything after that (mapping, dedup, function decisions) is core's.
+#pragma once
+
+#include "btforge/dwarf/UnitDies.h"
+#include "btforge/support/Error.h"
+
+#include <cstddef>
+
+namespace btforge::dwarf {
+
+class UnitReader {
+public:
+    virtual ~UnitReader() = default;
+
+    virtual size_t unitCount() const = 0;
+    // Partial and type units hold types that other units refer to; they are read first.
+    virtual bool isPartialUnit(size_t index) const = 0;
+    // Decodes unit `index` into `out` (cleared first). Called concurrently for different units.
+    virtual Expected<void> readUnit(size_t index, UnitDies& out) = 0;
+    // The unit's DIEs are no longer needed: a reader may give their memory back.
+    virtual void releaseUnit(size_t /*index*/) {}
+};
+
+} // namespace btforge::dwarf

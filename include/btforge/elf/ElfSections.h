@@ -1,0 +1,22 @@
+// Section access for ELF inputs (vmlinux, .o, .ko), through elfutils libelf.
+#pragma once
+
+#include "btforge/support/Error.h"
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace btforge::elf {
+
+bool looksLikeElf(std::span<const std::byte> head);
+
+// The bytes of the named section of an ELF image held in memory, or nullopt if it has none.
+// Errors name the file and what is malformed.
+Expected<std::optional<std::vector<std::byte>>>
+readSection(std::span<const std::byte> image, const std::string& fileName,
+            const std::string& sectionName);
+
+} // namespace btforge::elf

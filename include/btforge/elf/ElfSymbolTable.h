@@ -1,0 +1,76 @@
+// The ELF facts a DWARF->BTF conversion checks DWARF against, read once per input and then only
+// read (shared by every worker without locks): function symbols by name, data symbols by
+// section, and the section table.
+#pragma once
+
+#include "btforge/support/Error.h"
+#include "btforge/support/MappedFile.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace btforge::elf {
+
+struct ElfSection {
+    std::string_view name;
+    uint32_t index = 0;
+    uint64_t address = 0;
+    uint64_t size = 0;
+    bool isData = false; // allocated, not executable (where variables live)
+};
+
+struct ElfFunction {
+    std::string_view name;       // compiler suffixes (.isra.0, .constprop.1, ...) stripped
+    std::string_view symbolName; // as in the symbol table
+    uint64_t address = 0;
+    uint64_t size = 0;
+    uint32_t section = 0;
+    bool global = false; // STB_GLOBAL or STB_WEAK
+};
+
+struct ElfObject {
+    std::string_view name;
+    uint64_t address = 0;
+    uint64_t size = 0;
+    uint32_t section = 0;
+    bool global = false;
+};
+
+// `foo.isra.0` -> `foo`: the name a compiler-specialised copy's source function has.
+std::string_view stripCompilerSuffix(std::string_view symbolName);
+
+class ElfSymbolTable {
+public:
+    // The table keeps `file` mapped: every string_view it hands out points into it.
+    static Expected<std::shared_ptr<const ElfSymbolTable>> read(std::shared_ptr<MappedFile> file);
+
+    bool isRelocatable() const { return relocatable_; } // ET_REL: addresses are section-relative
+    const std::string& fileName() const { return file_->path(); }
+
+    // Every function symbol with this (stripped) name, by address; several for a name that
+    // exists at several addresses (a static function in two files, compiler clones).
+    std::span<const ElfFunction> functionsNamed(std::string_view name) const;
+    std::span<const ElfFunction> functions() const { return functions_; }
+    // Data symbols of one section, by address.
+    std::span<const ElfObject> objectsIn(uint32_t section) const;
+    const ElfSection* section(std::string_view name) const;
+    const ElfSection* section(uint32_t index) const;
+    std::span<const ElfSection> sections() const { return sections_; }
+    // Raw bytes of a section (nullopt for SHT_NOBITS or out-of-file sections).
+    std::optional<std::span<const std::byte>> sectionBytes(const ElfSection& section) const;
+
+private:
+    std::shared_ptr<MappedFile> file_;
+    bool relocatable_ = false;
+    std::vector<ElfSection> sections_;
+    std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes
+    std::vector<ElfFunction> functions_; // sorted by (name, address)
+    std::vector<ElfObject> objects_;     // sorted by (section, address)
+};
+
+} // namespace btforge::elf

@@ -1,0 +1,56 @@
+// Interned strings stored back to back, NUL-terminated, so a pool's bytes are already a BTF
+// string section and a StrId is a BTF name offset. A pool may continue a base pool (split BTF):
+// its ids start where the base ends, and strings the base has keep the base's id.
+#pragma once
+
+#include "btforge/ir/Kind.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace btforge::ir {
+
+class StringPool {
+public:
+    explicit StringPool(std::shared_ptr<const StringPool> base = nullptr);
+
+    // The id of `s`, adding it if new. Strings with an embedded NUL are cut at it.
+    StrId intern(std::string_view s);
+    // The id of `s` if present here or in the base.
+    std::optional<StrId> find(std::string_view s) const;
+
+    // `id` must be a valid id: the start of a string here or in the base.
+    std::string_view get(StrId id) const;
+    bool isValid(StrId id) const;
+
+    StrId firstId() const { return firstId_; }
+    // One past the last byte: the next pool in a split chain starts here.
+    StrId endId() const { return firstId_ + static_cast<StrId>(bytes_.size()); }
+    // This pool's own bytes (without the base's), starting with the NUL of the empty string
+    // unless this pool continues a base.
+    std::span<const char> bytes() const { return bytes_; }
+    const StringPool* base() const { return base_.get(); }
+
+    // Adopts a whole string section as read from BTF, keeping its offsets. The caller has checked
+    // that it starts with NUL (when not split) and ends with NUL.
+    void adoptSection(std::span<const char> section);
+
+private:
+    std::optional<StrId> findLocal(std::string_view s, uint64_t hash) const;
+    void insertSlot(StrId id, uint64_t hash);
+    void grow();
+
+    std::shared_ptr<const StringPool> base_;
+    StrId firstId_ = 0;
+    std::vector<char> bytes_;
+    // Open addressing over local ids; 0 marks an empty slot (local id 0 is never hashed: in a
+    // base pool it is the empty string, which find() answers directly).
+    std::vector<StrId> slots_;
+    size_t used_ = 0;
+};
+
+} // namespace btforge::ir

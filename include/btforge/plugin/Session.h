@@ -1,0 +1,52 @@
+// What the host lends a plugin for one run: a task runner, progress, warnings and options.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace btforge::plugin {
+
+// Runs independent pieces of work; the host backs it with its Boost.Asio thread pool.
+class TaskRunner {
+public:
+    virtual ~TaskRunner() = default;
+    virtual unsigned concurrency() const = 0;
+    // Calls body(i) for every i in [0, count), in any order and on any worker, and returns when
+    // all calls have returned. body must not throw.
+    virtual void parallelFor(size_t count, const std::function<void(size_t)>& body) = 0;
+};
+
+// Progress of long work; a no-op unless stderr is a terminal and --quiet is off.
+class Progress {
+public:
+    virtual ~Progress() = default;
+    virtual void begin(std::string_view what, uint64_t total) = 0;
+    virtual void advance(uint64_t done) = 0; // thread-safe, adds `done`
+    virtual void end() = 0;
+};
+
+// Non-fatal findings, reported once per run and never interleaved.
+class Diagnostics {
+public:
+    virtual ~Diagnostics() = default;
+    virtual void warning(std::string_view message) = 0;
+};
+
+// Options that shape conversion; loaders and emitters read what concerns them.
+struct Options {
+    unsigned jobs = 1;
+    // pahole feature names (--features); empty means the default set.
+    std::vector<std::string> features;
+};
+
+struct Session {
+    TaskRunner& tasks;
+    Progress& progress;
+    Diagnostics& diagnostics;
+    const Options& options;
+};
+
+} // namespace btforge::plugin

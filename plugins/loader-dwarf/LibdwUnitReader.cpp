@@ -1,0 +1,472 @@
+#include "LibdwUnitReader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dwarf.h>
+#include <fcntl.h>
+#include <sstream>
+#include <unistd.h>
+
+namespace btforge::dwarf {
+namespace {
+
+std::string hex(uint64_t value) {
+    std::ostringstream out;
+    out << "0x" << std::hex << value;
+    return out.str();
+}
+
+// What the traversal does with a DIE, decided from its tag and where it sits.
+enum class Visit : uint8_t {
+    Keep,    // decode it and look at its children
+    Descend, // not needed itself, but types may be nested inside (lexical blocks)
+    Skip,    // nothing below it can be a type the output needs
+};
+
+bool isTypeOrPart(int tag) {
+    switch (tag) {
+    case DW_TAG_base_type:
+    case DW_TAG_unspecified_type:
+    case DW_TAG_pointer_type:
+    case DW_TAG_reference_type:
+    case DW_TAG_rvalue_reference_type:
+    case DW_TAG_const_type:
+    case DW_TAG_volatile_type:
+    case DW_TAG_restrict_type:
+    case DW_TAG_atomic_type:
+    case DW_TAG_immutable_type:
+    case DW_TAG_typedef:
+    case DW_TAG_structure_type:
+    case DW_TAG_class_type:
+    case DW_TAG_union_type:
+    case DW_TAG_enumeration_type:
+    case DW_TAG_array_type:
+    case DW_TAG_subroutine_type:
+    case DW_TAG_ptr_to_member_type:
+    case DW_TAG_member:
+    case DW_TAG_inheritance:
+    case DW_TAG_enumerator:
+    case DW_TAG_subrange_type:
+    case kTagLlvmAnnotation:
+        return true;
+    default:
+        return false;
+    }
+}
+
+Visit classify(int tag, int parentTag) {
+    if (isTypeOrPart(tag))
+        return Visit::Keep;
+    bool atUnitScope = parentTag == DW_TAG_compile_unit || parentTag == DW_TAG_partial_unit ||
+                       parentTag == DW_TAG_type_unit || parentTag == DW_TAG_namespace;
+    switch (tag) {
+    case DW_TAG_subprogram:
+    case DW_TAG_namespace:
+        return Visit::Keep;
+    case DW_TAG_variable:
+        return atUnitScope ? Visit::Keep : Visit::Skip;
+    case DW_TAG_formal_parameter:
+    case DW_TAG_unspecified_parameters:
+        return parentTag == DW_TAG_subprogram || parentTag == DW_TAG_subroutine_type
+                   ? Visit::Keep
+                   : Visit::Skip;
+    case DW_TAG_lexical_block:
+        return Visit::Descend;
+    default:
+        return Visit::Skip;
+    }
+}
+
+// Decodes one DIE's attributes in a single dwarf_getattrs pass.
+struct AttributeDecoder {
+    UnitDies& unit;
+    Die& die;
+    uint64_t enclosingLowPc; // for a parameter: its function's entry, to pick the location
+    bool enclosingHasLowPc;
+    bool hasRanges = false;
+
+    static int callback(Dwarf_Attribute* attr, void* arg) {
+        static_cast<AttributeDecoder*>(arg)->decode(attr);
+        return DWARF_CB_OK;
+    }
+
+    static DieOffset reference(Dwarf_Attribute* attr) {
+        Dwarf_Die target;
+        if (dwarf_whatform(attr) == DW_FORM_ref_sig8) {
+            // Type unit references: the DIE lives in another unit; key it by its own offset.
+            if (!dwarf_formref_die(attr, &target))
+                return kNoDie;
+            return dwarf_dieoffset(&target);
+        }
+        Dwarf_Off offset;
+        return dwarf_global_formref(attr, &offset) == 0 ? offset : kNoDie;
+    }
+
+    static bool udata(Dwarf_Attribute* attr, uint64_t& value) {
+        Dwarf_Word word;
+        if (dwarf_formudata(attr, &word) != 0)
+            return false;
+        value = word;
+        return true;
+    }
+
+    static bool isSignedForm(unsigned form) {
+        return form == DW_FORM_sdata || form == DW_FORM_implicit_const;
+    }
+
+    void setFlag(Dwarf_Attribute* attr, DieFlag flag) {
+        bool value = false;
+        if (dwarf_formflag(attr, &value) == 0 && value)
+            die.flags |= flag;
+    }
+
+    void setNumber(Dwarf_Attribute* attr, uint64_t& field, DieFlag flag) {
+        if (udata(attr, field))
+            die.flags |= flag;
+    }
+
+    // Copies a location expression's operations into the unit.
+    void storeOps(const Dwarf_Op* ops, size_t count) {
+        die.locationFirst = static_cast<uint32_t>(unit.locationOps.size());
+        die.locationCount = static_cast<uint32_t>(count);
+        for (size_t i = 0; i < count; ++i)
+            unit.locationOps.push_back({ops[i].atom, ops[i].number, ops[i].number2});
+    }
+
+    void decodeLocation(Dwarf_Attribute* attr) {
+        die.flags |= kHasLocation;
+        unsigned form = dwarf_whatform(attr);
+        bool isList = form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
+                      (unit.version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8));
+        Dwarf_Op* ops = nullptr;
+        size_t count = 0;
+        if (!isList) {
+            if (dwarf_getlocation(attr, &ops, &count) == 0) {
+                storeOps(ops, count);
+                die.flags |= kEntryLocationKnown;
+            }
+            return;
+        }
+        die.flags |= kLocationIsList;
+        if (die.tag != DW_TAG_formal_parameter || !enclosingHasLowPc)
+            return;
+        // The expression in force when the function is entered is what a tracer sees.
+        int found = dwarf_getlocation_addr(attr, enclosingLowPc, &ops, &count, 1);
+        if (found > 0)
+            storeOps(ops, count);
+        if (found >= 0)
+            die.flags |= kEntryLocationKnown;
+    }
+
+    void decodeConstValue(Dwarf_Attribute* attr) {
+        unsigned form = dwarf_whatform(attr);
+        switch (form) {
+        case DW_FORM_string:
+        case DW_FORM_strp:
+        case DW_FORM_line_strp:
+        case DW_FORM_strx:
+        case DW_FORM_strx1:
+        case DW_FORM_strx2:
+        case DW_FORM_strx3:
+        case DW_FORM_strx4:
+        case DW_FORM_GNU_strp_alt:
+            if (const char* s = dwarf_formstring(attr)) {
+                die.stringValue = s;
+                die.flags |= kHasConstValue | kConstValueString;
+            }
+            return;
+        case DW_FORM_block:
+        case DW_FORM_block1:
+        case DW_FORM_block2:
+        case DW_FORM_block4: {
+            Dwarf_Block block;
+            if (dwarf_formblock(attr, &block) == 0) {
+                uint64_t value = 0;
+                std::memcpy(&value, block.data, std::min<size_t>(block.length, 8));
+                die.constValue = value;
+                die.flags |= kHasConstValue;
+            }
+            return;
+        }
+        default:
+            break;
+        }
+        if (isSignedForm(form)) {
+            Dwarf_Sword value;
+            if (dwarf_formsdata(attr, &value) == 0) {
+                die.constValue = static_cast<uint64_t>(value);
+                die.flags |= kHasConstValue | kConstValueSigned;
+            }
+            return;
+        }
+        setNumber(attr, die.constValue, kHasConstValue);
+    }
+
+    void decodeBound(Dwarf_Attribute* attr, DieFlag flag) {
+        unsigned form = dwarf_whatform(attr);
+        if (form == DW_FORM_exprloc || form == DW_FORM_ref4 || form == DW_FORM_ref_udata)
+            return; // variable length: no static count
+        Dwarf_Sword value;
+        if (dwarf_formsdata(attr, &value) != 0)
+            return;
+        die.bound = static_cast<uint64_t>(value);
+        die.flags |= flag;
+        if (value < 0)
+            die.flags |= kConstValueSigned;
+    }
+
+    void decodeMemberLocation(Dwarf_Attribute* attr) {
+        if (dwarf_whatform(attr) == DW_FORM_exprloc) {
+            Dwarf_Op* ops = nullptr;
+            size_t count = 0;
+            if (dwarf_getlocation(attr, &ops, &count) == 0 && count == 1 &&
+                ops[0].atom == DW_OP_plus_uconst) {
+                die.dataMemberLocation = ops[0].number;
+                die.flags |= kHasDataMemberLocation;
+            }
+            return;
+        }
+        setNumber(attr, die.dataMemberLocation, kHasDataMemberLocation);
+    }
+
+    void decode(Dwarf_Attribute* attr) {
+        uint64_t value = 0;
+        switch (dwarf_whatattr(attr)) {
+        case DW_AT_name:
+            if (const char* s = dwarf_formstring(attr))
+                die.name = s;
+            break;
+        case DW_AT_type:
+            die.type = reference(attr);
+            break;
+        case DW_AT_abstract_origin:
+            die.abstractOrigin = reference(attr);
+            break;
+        case DW_AT_specification:
+            die.specification = reference(attr);
+            break;
+        case DW_AT_byte_size:
+            setNumber(attr, die.byteSize, kHasByteSize);
+            break;
+        case DW_AT_bit_size:
+            setNumber(attr, die.bitSize, kHasBitSize);
+            break;
+        case DW_AT_data_bit_offset:
+            setNumber(attr, die.dataBitOffset, kHasDataBitOffset);
+            break;
+        case DW_AT_bit_offset:
+            setNumber(attr, die.bitOffset, kHasBitOffset);
+            break;
+        case DW_AT_data_member_location:
+            decodeMemberLocation(attr);
+            break;
+        case DW_AT_encoding:
+            if (udata(attr, value))
+                die.encoding = static_cast<uint8_t>(value);
+            break;
+        case DW_AT_calling_convention:
+            if (udata(attr, value))
+                die.callingConvention = static_cast<uint8_t>(value);
+            break;
+        case DW_AT_inline:
+            if (udata(attr, value) && value != DW_INL_not_inlined)
+                die.flags |= kInlined;
+            break;
+        case DW_AT_const_value:
+            decodeConstValue(attr);
+            break;
+        case DW_AT_upper_bound:
+            decodeBound(attr, kHasUpperBound);
+            break;
+        case DW_AT_count:
+            decodeBound(attr, kHasCount);
+            break;
+        case DW_AT_low_pc: {
+            Dwarf_Addr addr;
+            if (dwarf_formaddr(attr, &addr) == 0) {
+                die.lowPc = addr;
+                die.flags |= kHasLowPc;
+            }
+            break;
+        }
+        case DW_AT_ranges:
+            hasRanges = true;
+            break;
+        case DW_AT_location:
+            decodeLocation(attr);
+            break;
+        case DW_AT_declaration:
+            setFlag(attr, kDeclaration);
+            break;
+        case DW_AT_external:
+            setFlag(attr, kExternal);
+            break;
+        case DW_AT_prototyped:
+            setFlag(attr, kPrototyped);
+            break;
+        case DW_AT_artificial:
+            setFlag(attr, kArtificial);
+            break;
+        case DW_AT_GNU_vector:
+            setFlag(attr, kVector);
+            break;
+        default:
+            break;
+        }
+    }
+};
+
+} // namespace
+
+Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::string& path) {
+    static char* debuginfoPath = nullptr;
+    static const Dwfl_Callbacks callbacks = {
+        dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address,
+        &debuginfoPath};
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return Error::io(path + ": cannot open: " + std::strerror(errno));
+    Dwfl* dwfl = dwfl_begin(&callbacks);
+    if (!dwfl) {
+        ::close(fd);
+        return Error::io(path + ": libdwfl: " + dwfl_errmsg(-1));
+    }
+    // libdwfl owns fd from here on, also on failure.
+    Dwfl_Module* module = dwfl_report_offline(dwfl, path.c_str(), path.c_str(), fd);
+    dwfl_report_end(dwfl, nullptr, nullptr);
+    Dwarf_Addr bias = 0;
+    Dwarf* dwarf = module ? dwfl_module_getdwarf(module, &bias) : nullptr;
+    if (!dwarf) {
+        std::string why = dwfl_errmsg(-1);
+        dwfl_end(dwfl);
+        return Error::badInput(path + ": no DWARF to read (" + why + ")");
+    }
+    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(path, dwfl, dwarf));
+
+    // Enumerating once, on this thread, lets libdw index every unit before workers share it.
+    Dwarf_CU* cu = nullptr;
+    Dwarf_CU* next = nullptr;
+    Dwarf_Half version = 0;
+    uint8_t unitType = 0;
+    Dwarf_Die unitDie, subDie;
+    int rc;
+    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
+        uint8_t addressSize = 8;
+        uint8_t offsetSize = 0;
+        dwarf_cu_info(next, nullptr, nullptr, nullptr, nullptr, nullptr, &addressSize, &offsetSize);
+        reader->units_.push_back({unitDie, dwarf_dieoffset(&unitDie), version, unitType, addressSize});
+        cu = next;
+    }
+    if (rc < 0)
+        return Error::badInput(path + ": .debug_info: unit after offset " +
+                               hex(reader->units_.empty() ? 0 : reader->units_.back().offset) +
+                               ": " + dwarf_errmsg(-1));
+    if (reader->units_.empty())
+        return Error::badInput(path + ": .debug_info has no units");
+    return reader;
+}
+
+LibdwUnitReader::~LibdwUnitReader() { dwfl_end(dwfl_); }
+
+bool LibdwUnitReader::isPartialUnit(size_t index) const {
+    uint8_t type = units_[index].unitType;
+    return type == DW_UT_partial || type == DW_UT_type || type == DW_UT_split_type;
+}
+
+Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
+    out.clear();
+    Unit& unit = units_[index];
+    out.unitOffset = unit.offset;
+    out.version = unit.version;
+    out.addressSize = unit.addressSize;
+    out.isPartial = isPartialUnit(index);
+
+    // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
+    std::vector<uint32_t> lastChild;
+    auto keep = [&](Dwarf_Die* d, int tag, uint32_t parent) -> Expected<uint32_t> {
+        auto idx = static_cast<uint32_t>(out.dies.size());
+        Die& die = out.dies.emplace_back();
+        die.offset = dwarf_dieoffset(d);
+        die.tag = static_cast<uint16_t>(tag);
+        die.parent = parent;
+        lastChild.push_back(kNoIndex);
+        const Die* owner = parent == kNoIndex ? nullptr : &out.dies[parent];
+        AttributeDecoder decoder{out, die, owner ? owner->lowPc : 0,
+                                 owner && owner->has(kHasLowPc)};
+        if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
+            return Error::badInput(path_ + ": DIE " + hex(die.offset) + ": " + dwarf_errmsg(-1));
+        if (decoder.hasRanges && !die.has(kHasLowPc) && tag == DW_TAG_subprogram) {
+            Dwarf_Addr base, start, end;
+            if (dwarf_ranges(d, 0, &base, &start, &end) > 0) {
+                die.lowPc = start;
+                die.flags |= kHasLowPc;
+            }
+        }
+        if (parent != kNoIndex) {
+            if (lastChild[parent] == kNoIndex)
+                out.dies[parent].firstChild = idx;
+            else
+                out.dies[lastChild[parent]].nextSibling = idx;
+            lastChild[parent] = idx;
+        }
+        return idx;
+    };
+
+    Dwarf_Die root = unit.die;
+    int rootTag = dwarf_tag(&root);
+    auto rootIndex = keep(&root, rootTag, kNoIndex);
+    if (!rootIndex)
+        return std::move(rootIndex).error();
+    out.language = 0;
+    {
+        Dwarf_Attribute attr;
+        Dwarf_Word language;
+        if (dwarf_attr(&root, DW_AT_language, &attr) && dwarf_formudata(&attr, &language) == 0)
+            out.language = static_cast<uint16_t>(language);
+        out.name = out.dies[0].name;
+    }
+
+    struct Frame {
+        Dwarf_Die die;       // the DIE whose children are being walked
+        Dwarf_Die child;     // the current child
+        bool started;
+        int tag;
+        uint32_t keptOwner;  // nearest kept ancestor (or itself)
+    };
+    std::vector<Frame> stack;
+    stack.push_back({root, {}, false, rootTag, 0});
+    while (!stack.empty()) {
+        Frame& frame = stack.back();
+        int rc = frame.started ? dwarf_siblingof(&frame.child, &frame.child)
+                               : dwarf_child(&frame.die, &frame.child);
+        frame.started = true;
+        if (rc < 0)
+            return Error::badInput(path_ + ": unit " + hex(unit.offset) + ": DIE after " +
+                                   hex(dwarf_dieoffset(&frame.die)) + ": " + dwarf_errmsg(-1));
+        if (rc > 0) {
+            stack.pop_back();
+            continue;
+        }
+        Dwarf_Die child = frame.child;
+        int tag = dwarf_tag(&child);
+        Visit visit = classify(tag, frame.tag);
+        if (visit == Visit::Skip)
+            continue;
+        uint32_t owner = frame.keptOwner;
+        int parentTag = frame.tag;
+        if (visit == Visit::Keep) {
+            auto idx = keep(&child, tag, owner);
+            if (!idx)
+                return std::move(idx).error();
+            owner = *idx;
+        }
+        if (dwarf_haschildren(&child) > 0) {
+            // A lexical block passes its function's tag down, so parameters stay recognisable.
+            int childContextTag = visit == Visit::Descend ? parentTag : tag;
+            stack.push_back({child, {}, false, childContextTag, owner});
+        }
+    }
+    return {};
+}
+
+} // namespace btforge::dwarf

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# build.sh [DIR [cmake options...]]: configures and builds btforge (default: build/release).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$root/build/release}
+shift || true
+cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; exit 1; }
+cmake --build "$dir" -j "$(nproc)"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian bookworm packages btforge builds and tests with (as root; a no-op when all
+# are present).
+set -euo pipefail
+
+packages=(
+    build-essential cmake pkg-config          # toolchain
+    libelf-dev libdw-dev zlib1g-dev            # elfutils: ELF and DWARF
+    libbpf-dev                                 # oracle: libbpf's parser, BPF_BTF_LOAD
+    libboost-dev libboost-program-options-dev  # Asio, DLL, Program_options
+    doctest-dev                                # unit tests
+    bpftool                                    # oracle: bpftool btf dump
+    clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+    echo "error: missing packages (${missing[*]}); run this script as root" >&2
+    exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+apt-get update -qq >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

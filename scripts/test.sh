@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, fetches the Debian reference kernel, then
+#  1. an ASan+UBSan build runs every test,
+#  2. the libFuzzer target of the BTF reader runs for 60 s on a corpus of real BTF,
+#  3. a release build runs every test (its CTest summary is the last line).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build
+mkdir -p "$build"
+"$root/scripts/install-deps.sh"
+"$root/scripts/fetch-debian-kernel.sh"
+
+run_ctest() {
+    (cd "$1" && ctest --output-on-failure --timeout 1500 -j 2)
+}
+
+echo "== sanitizers (ASan+UBSan)"
+"$root/scripts/build.sh" "$build/asan" -DCMAKE_BUILD_TYPE=Debug -DBTFORGE_SANITIZE=ON > "$build/asan.log" 2>&1 ||
+    { tail -n 60 "$build/asan.log"; exit 1; }
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_ctest "$build/asan"
+
+echo "== fuzzing the BTF reader (60 s)"
+"$root/scripts/build.sh" "$build/fuzz" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DBTFORGE_FUZZ=ON > "$build/fuzz.log" 2>&1 || { tail -n 60 "$build/fuzz.log"; exit 1; }
+corpus=$build/fuzz/corpus
+rm -rf "$corpus" && mkdir -p "$corpus"
+"$root/tests/fuzz/make-seed-corpus.sh" "$corpus"
+"$build/fuzz/bin/btf-reader-fuzz" -max_total_time=60 -print_final_stats=1 "$corpus" \
+    > "$build/fuzz-run.log" 2>&1 || { tail -n 80 "$build/fuzz-run.log"; exit 1; }
+grep -E 'stat::number_of_executed_units|Done' "$build/fuzz-run.log" | head -n 2
+
+echo "== release"
+"$root/scripts/build.sh" "$build/release" > "$build/release.log" 2>&1 ||
+    { tail -n 60 "$build/release.log"; exit 1; }
+run_ctest "$build/release"

@@ -1,0 +1,65 @@
+// libFuzzer target: readBtf must never crash on any input, read as standalone BTF or as split BTF
+// over a small base. Whatever it accepts the writer must write, the reader accept again, and the
+// writer reproduce byte for byte (its output is canonical). Every error must stay one line.
+#include "btforge/btf/BtfReader.h"
+#include "btforge/btf/BtfWriter.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace {
+
+using namespace btforge;
+
+[[noreturn]] void die(const char* what, const std::string& detail) {
+    std::fprintf(stderr, "btf-reader-fuzz: %s: %s\n", what, detail.c_str());
+    std::abort();
+}
+
+// A few base types and names for split inputs to refer to.
+std::shared_ptr<const ir::TypeGraph> makeBase() {
+    auto base = std::make_shared<ir::TypeGraph>();
+    ir::TypeId intId =
+        base->add(ir::IntType{base->intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
+    ir::TypeId ptr = base->add(ir::PtrType{ir::kNoName, intId});
+    const ir::Member members[] = {{base->intern("value"), intId, 0, 0},
+                                  {base->intern("next"), ptr, 64, 0}};
+    base->add(ir::StructType{base->intern("base_struct"), 16, members});
+    const ir::Param params[] = {{base->intern("arg"), ptr}};
+    ir::TypeId proto = base->add(ir::FuncProtoType{ir::kNoName, intId, params});
+    base->add(ir::FuncType{base->intern("base_func"), proto, ir::FuncLinkage::Global});
+    return base;
+}
+
+void roundTrip(std::span<const std::byte> bytes, const std::shared_ptr<const ir::TypeGraph>& base) {
+    auto graph = btf::readBtf(bytes, {"fuzz", base});
+    if (!graph) {
+        if (graph.error().message().find('\n') != std::string::npos)
+            die("multi-line error", graph.error().message());
+        return;
+    }
+    auto written = btf::writeBtf(*graph);
+    if (!written)
+        die("writeBtf refused what readBtf accepted", written.error().message());
+    auto reread = btf::readBtf(*written, {"rewritten", base});
+    if (!reread)
+        die("readBtf refused writeBtf's output", reread.error().message());
+    auto rewritten = btf::writeBtf(*reread);
+    if (!rewritten || *rewritten != *written)
+        die("writeBtf output is not stable", "second write differs");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    static const std::shared_ptr<const ir::TypeGraph> base = makeBase();
+    const auto bytes = std::as_bytes(std::span(data, size));
+    roundTrip(bytes, nullptr);
+    roundTrip(bytes, base);
+    return 0;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# cli.sh SAMPLE_OBJECT BROKEN_PLUGIN_DIR: the command-line contract (exit codes, messages,
+# plugin discovery and failures, atomic output).
+source "$(dirname "$0")/lib.sh"
+sample=$1 broken=$2
+
+expect_status() {
+    local want=$1
+    shift
+    set +e
+    "$@" > "$work/stdout" 2> "$work/stderr"
+    local got=$?
+    set -e
+    [ "$got" = "$want" ] || { cat "$work/stderr"; fail "'$*' exited $got, expected $want"; }
+}
+
+expect_status 0 "$BTFORGE" --version
+grep -q '^btforge [0-9]' "$work/stdout" || fail "--version prints no version"
+for cmd in "" convert dump plugins; do
+    expect_status 0 "$BTFORGE" $cmd --help
+    grep -q 'usage: btforge' "$work/stdout" || fail "'btforge $cmd --help' prints no usage"
+done
+
+# Usage errors: exit 2 with one line.
+expect_status 2 "$BTFORGE"
+expect_status 2 "$BTFORGE" frobnicate
+expect_status 2 "$BTFORGE" convert "$sample"
+expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" -t no-such-emitter
+grep -q "unknown emitter 'no-such-emitter'" "$work/stderr" || fail "unknown emitter not named"
+expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --no-such-option
+[ ! -e "$work/x" ] || fail "a usage error left an output file"
+
+# Bad input: exit 1, one line naming the file.
+expect_status 1 "$BTFORGE" convert "$work/missing.btf" -o "$work/x"
+grep -q "$work/missing.btf" "$work/stderr" || fail "missing input not named"
+printf 'hello' > "$work/junk"
+expect_status 1 "$BTFORGE" dump "$work/junk"
+[ "$(wc -l < "$work/stderr")" = 1 ] || fail "more than one error line"
+
+# Plugins: the built ones are listed; broken ones are reported by name and the rest still work.
+expect_status 0 "$BTFORGE" plugins
+for p in 'btf +loader' 'btf +emitter' 'text +emitter' 'json +emitter'; do
+    grep -Eq "^$p +abi 1 " "$work/stdout" || fail "plugin '$p' not listed"
+done
+expect_status 0 "$BTFORGE" --plugin-dir "$broken" plugins
+grep -q "failed: .*libbtforge-wrong-abi.so: plugin ABI version 2" "$work/stdout" ||
+    fail "the wrong-ABI plugin is not reported"
+grep -q "failed: .*libbtforge-not-elf.so: cannot load" "$work/stdout" ||
+    fail "the non-library plugin is not reported"
+expect_status 0 "$BTFORGE" --plugin-dir "$broken" dump "$sample"
+grep -q "plugin .*libbtforge-wrong-abi.so not loaded" "$work/stderr" || fail "no warning on stderr"
+BTFORGE_PLUGIN_PATH="$broken" expect_status 0 "$BTFORGE" plugins
+grep -q "libbtforge-wrong-abi.so" "$work/stdout" || fail "BTFORGE_PLUGIN_PATH not searched"
+
+# Output is atomic: a failed run leaves neither a partial file nor a stale one.
+expect_status 0 "$BTFORGE" convert "$sample" -o "$work/out.btf"
+"$BTF_ORACLE" parse "$work/out.btf" > /dev/null || fail "libbpf rejects the output"
+expect_status 1 "$BTFORGE" convert "$work/junk" -f btf -o "$work/out.btf"
+[ ! -e "$work/out.btf" ] || fail "a failed run left the previous output in place"
+[ -z "$(ls "$work" | grep '\.tmp\.')" ] || fail "a temporary file was left behind"
+expect_status 0 "$BTFORGE" convert "$sample" -o - -t text
+cmp "$work/stdout" <("$BPFTOOL" btf dump file "$sample") || fail "'-o -' text differs from bpftool"
+echo "CLI contract holds"

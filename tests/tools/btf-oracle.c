@@ -1,0 +1,98 @@
+/* btf-oracle: asks libbpf and the kernel (tools nobody here wrote) what they make of a BTF file.
+ *
+ *   btf-oracle parse FILE [BASE]   libbpf's btf__parse / btf__parse_split; prints the type count
+ *   btf-oracle load FILE           the kernel's verifier via BPF_BTF_LOAD; exit 77 when the call
+ *                                  is not permitted here (tests skip on that)
+ *   btf-oracle finalize OBJ OUT    the BTF of a BPF object after libbpf fixed its DATASEC sizes and
+ *                                  offsets, as libbpf does before any load
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_SKIP = 77 };
+
+static int warnings_only(enum libbpf_print_level level, const char *fmt, va_list args) {
+    return level == LIBBPF_WARN ? vfprintf(stderr, fmt, args) : 0;
+}
+
+static struct btf *parse(const char *path, const char *base_path, struct btf **base) {
+    *base = NULL;
+    if (base_path) {
+        *base = btf__parse(base_path, NULL);
+        if (!*base) {
+            fprintf(stderr, "btf-oracle: libbpf rejects base %s: %s\n", base_path,
+                    strerror(errno));
+            return NULL;
+        }
+    }
+    struct btf *btf = *base ? btf__parse_split(path, *base) : btf__parse(path, NULL);
+    if (!btf)
+        fprintf(stderr, "btf-oracle: libbpf rejects %s: %s\n", path, strerror(errno));
+    return btf;
+}
+
+static int cmd_parse(const char *path, const char *base_path) {
+    struct btf *base;
+    struct btf *btf = parse(path, base_path, &base);
+    if (!btf)
+        return EXIT_REJECTED;
+    printf("%u types\n", btf__type_cnt(btf) - 1);
+    btf__free(btf);
+    btf__free(base);
+    return EXIT_OK;
+}
+
+static int cmd_load(const char *path) {
+    struct btf *base;
+    struct btf *btf = parse(path, NULL, &base);
+    if (!btf)
+        return EXIT_REJECTED;
+    int err = btf__load_into_kernel(btf);
+    int code = EXIT_OK;
+    if (err == -EPERM || err == -EACCES) {
+        printf("BPF_BTF_LOAD not permitted here (%s)\n", strerror(-err));
+        code = EXIT_SKIP;
+    } else if (err) {
+        fprintf(stderr, "btf-oracle: the kernel rejects %s: %s\n", path, strerror(-err));
+        code = EXIT_REJECTED;
+    } else {
+        printf("kernel accepts %s\n", path);
+    }
+    btf__free(btf);
+    return code;
+}
+
+static int cmd_finalize(const char *object_path, const char *out_path) {
+    struct bpf_object *obj = bpf_object__open_file(object_path, NULL);
+    if (!obj) {
+        fprintf(stderr, "btf-oracle: libbpf cannot open %s: %s\n", object_path, strerror(errno));
+        return EXIT_REJECTED;
+    }
+    __u32 size = 0;
+    const void *data = btf__raw_data(bpf_object__btf(obj), &size);
+    FILE *out = fopen(out_path, "wb");
+    int ok = data && out && fwrite(data, 1, size, out) == size;
+    if (out && fclose(out) != 0)
+        ok = 0;
+    bpf_object__close(obj);
+    if (!ok) {
+        fprintf(stderr, "btf-oracle: cannot write %s\n", out_path);
+        return EXIT_REJECTED;
+    }
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    libbpf_set_print(warnings_only);
+    if (argc >= 3 && argc <= 4 && strcmp(argv[1], "parse") == 0)
+        return cmd_parse(argv[2], argc == 4 ? argv[3] : NULL);
+    if (argc == 3 && strcmp(argv[1], "load") == 0)
+        return cmd_load(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "finalize") == 0)
+        return cmd_finalize(argv[2], argv[3]);
+    fprintf(stderr, "usage: btf-oracle parse FILE [BASE] | load FILE | finalize OBJ OUT\n");
+    return EXIT_USAGE;
+}
