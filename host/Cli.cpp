@@ -35,7 +35,12 @@ po::options_description convertOptions() {
         "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
         "to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
-        "features", po::value<std::string>(), "comma-separated feature names (pahole's)");
+        "features", po::value<std::string>(),
+        "comma-separated feature names, pahole's (default: pahole's default set)")(
+        "lang-exclude", po::value<std::string>()->default_value("rust"),
+        "skip DWARF units of these languages (comma-separated; '' for none)")(
+        "report-skipped", po::value<std::string>(),
+        "write every function left out, with the reason, to FILE as JSON");
     return d;
 }
 
@@ -95,7 +100,10 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     request.output = vm["output"].as<std::string>();
     request.emitter = vm["to"].as<std::string>();
     if (auto features = optional<std::string>(vm, "features"))
-        command.features = splitList(*features);
+        command.options.features = splitList(*features);
+    command.options.languageExclude = vm["lang-exclude"].as<std::string>();
+    if (auto report = optional<std::string>(vm, "report-skipped"))
+        command.options.reportSkippedPath = *report;
     return command;
 }
 

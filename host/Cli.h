@@ -17,7 +17,7 @@ struct GlobalOptions {
 
 struct ConvertCommand {
     ConversionRequest request;
-    std::vector<std::string> features;
+    plugin::Options options; // jobs is filled in from the global options
 };
 struct PluginsCommand {};
 // --help and --version: the text to print on standard output, then exit 0.

@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
                                          : std::max(1u, std::thread::hardware_concurrency());
     ThreadPoolRunner tasks(jobs);
     TerminalProgress progress(!command->global.quiet);
-    plugin::Options options{jobs, convert.features};
-    plugin::Session session{tasks, progress, diagnostics, options};
+    convert.options.jobs = jobs;
+    plugin::Session session{tasks, progress, diagnostics, convert.options};
     if (auto done = runConversion(registry, convert.request, session); !done)
         return report(done.error());
     return 0;

@@ -2,10 +2,10 @@
 
 namespace btforge::dwarf {
 
-void UnitObservations::remapTypes(std::span<const ir::TypeId> map) {
+void UnitObservations::remapTypes(std::span<const ir::TypeId> map, ir::TypeId firstId) {
     auto remap = [&](ir::TypeId& id) {
         if (id != ir::kVoidType)
-            id = map[id - 1];
+            id = map[id - firstId];
     };
     for (FunctionObservation& f : functions)
         remap(f.returnType);

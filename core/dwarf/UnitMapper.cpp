@@ -170,6 +170,8 @@ private:
     }
 
     template <typename Fn> void forEachChild(uint32_t index, Fn&& fn) const {
+        if (index == kNoIndex)
+            return;
         for (uint32_t c = unit_.dies[index].firstChild; c != kNoIndex; c = unit_.dies[c].nextSibling)
             fn(c, unit_.dies[c]);
     }
@@ -420,11 +422,40 @@ private:
         return result;
     }
 
+    // The register a parameter arrived in, from its first location expression (a register, or
+    // a base register whose value is the parameter) or an entry-value entry; -1 if unknown.
+    int argumentRegister(const Die& param) const {
+        auto ops = unit_.location(param);
+        if (ops.size() == 2 && ops[1].atom == DW_OP_stack_value)
+            ops = ops.first(1);
+        if (!ops.empty()) {
+            uint8_t atom = ops[0].atom;
+            if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+                return atom - DW_OP_reg0;
+            if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31 && ops.back().atom == DW_OP_stack_value)
+                return atom - DW_OP_breg0;
+        }
+        return param.entryValueRegister == 0xff ? -1 : param.entryValueRegister;
+    }
+
+    bool isStructType(DieOffset type) const {
+        for (int hops = 0; hops < 64; ++hops) {
+            const Die* d = dieAt(type);
+            if (!d)
+                return false;
+            if (d->tag != DW_TAG_typedef && d->tag != DW_TAG_const_type)
+                return d->tag == DW_TAG_structure_type || d->tag == DW_TAG_class_type;
+            type = d->type;
+        }
+        return false;
+    }
+
+    // Every definition of a function is an observation: out-of-line code (low_pc or ranges),
+    // abstract instances of inlined functions, and what assemblers describe. All of them must
+    // agree for a FUNC to be trusted; the ones with code pick which prototype is emitted.
     void observeFunction(uint32_t index) {
         const Die& die = unit_.dies[index];
-        // Only out-of-line code is something to attach to: declarations and abstract
-        // instances of inlined functions have no address.
-        if (die.has(kDeclaration) || !die.has(kHasLowPc))
+        if (die.has(kDeclaration))
             return;
         FunctionDies f = functionChain(die);
         std::string_view name = f.name();
@@ -437,63 +468,68 @@ private:
         fo.die = die.offset;
         fo.unit = unitOrder_;
         fo.lowPc = die.lowPc;
-        fo.hasLowPc = true;
+        fo.hasLowPc = die.has(kHasLowPc);
         fo.returnType = resolve(f.returnType());
         if (f.any(kExternal))
             fo.facts |= kFunctionExternal;
-        for (const Die* d : f.chain) {
-            if (d->callingConvention == DW_CC_nocall)
-                fo.facts |= kFunctionNoCall;
+        if (!die.has(kInlined)) {
+            for (const Die* d : f.chain) {
+                if (d->callingConvention == DW_CC_nocall)
+                    fo.facts |= kFunctionNoCall;
+            }
         }
-
-        // The abstract instance lists the parameters as declared; the concrete one lists those
-        // the optimizer kept, each pointing back at its declaration.
-        const Die* abstract = f.chain.size() > 1 ? f.chain[1] : nullptr;
-        std::vector<uint32_t> declared = abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
-        std::vector<uint32_t> concrete = formalParameters(die);
         fo.paramFirst = static_cast<uint32_t>(obs.params.size());
 
-        int lastDeclaredPosition = -1;
-        for (size_t p = 0; p < concrete.size(); ++p) {
-            const Die& param = unit_.dies[concrete[p]];
+        // Parameters as this DIE lists them; a concrete instance points each back at the
+        // abstract one, whose position is the declared one.
+        const Die* abstract = f.chain.size() > 1 ? f.chain[1] : nullptr;
+        std::vector<uint32_t> declared = abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
+        std::vector<uint32_t> params = formalParameters(die);
+        bool checkRegisters = !unit_.isClang();
+        bool anyStruct = false;
+        bool anyUnexpected = false;
+        uint64_t slot = 0;
+        for (size_t p = 0; p < params.size(); ++p) {
+            const Die& param = unit_.dies[params[p]];
             const Die* origin = dieAt(param.abstractOrigin);
             ParamObservation po;
             po.name = !param.name.empty() ? param.name : origin ? origin->name : std::string_view();
-            po.type = resolve(param.type != kNoDie ? param.type : origin ? origin->type : kNoDie);
-            if (!param.has(kHasLocation) && !param.has(kHasConstValue))
-                po.facts |= kParamOptimizedOut;
-            if (p < std::size(kX86_64ArgumentRegisters) && param.has(kEntryLocationKnown)) {
-                auto ops = unit_.location(param);
-                if (!ops.empty() && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31 &&
-                    ops[0].atom - DW_OP_reg0 != kX86_64ArgumentRegisters[p])
-                    po.facts |= kParamUnexpectedRegister;
+            if (po.name.empty()) {
+                obs.params.resize(fo.paramFirst); // an unnamed parameter: not a usable prototype
+                return;
             }
+            DieOffset type = param.type != kNoDie ? param.type : origin ? origin->type : kNoDie;
+            po.type = resolve(type);
+            anyStruct |= isStructType(type);
             if (origin) {
                 auto it = std::find(declared.begin(), declared.end(), unit_.indexOf(origin->offset));
-                int position = it == declared.end() ? -1 : static_cast<int>(it - declared.begin());
-                if (position >= 0 && position < lastDeclaredPosition)
+                if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
                     fo.facts |= kFunctionReorderedParams;
-                lastDeclaredPosition = std::max(lastDeclaredPosition, position);
             }
+            if (!param.has(kHasLocation)) {
+                po.facts |= kParamOptimizedOut; // also when only a constant value is left
+            } else if (checkRegisters && slot < std::size(kX86_64ArgumentRegisters)) {
+                int reg = argumentRegister(param);
+                if (reg < 0)
+                    po.facts |= kParamOptimizedOut;
+                else if (reg != kX86_64ArgumentRegisters[slot])
+                    po.facts |= kParamUnexpectedRegister;
+            }
+            // Aggregates over 8 bytes take one register per eightbyte; over 16 they go in memory.
+            uint64_t size = byteSizeOf(type);
+            slot += size > 8 && size <= 16 ? (size + 7) / 8 : 1;
             if (po.facts & kParamOptimizedOut)
                 fo.facts |= kFunctionOptimizedParams;
-            if (po.facts & kParamUnexpectedRegister)
-                fo.facts |= kFunctionUnexpectedRegister;
+            anyUnexpected |= (po.facts & kParamUnexpectedRegister) != 0;
             obs.params.push_back(po);
         }
-        // Parameters declared but absent from the concrete instance were optimized away.
-        if (concrete.size() < declared.size()) {
-            fo.facts |= kFunctionOptimizedParams;
-            for (size_t p = concrete.size(); p < declared.size(); ++p) {
-                const Die& param = unit_.dies[declared[p]];
-                obs.params.push_back({param.name, resolve(param.type), kParamOptimizedOut});
-            }
-        }
+        // A struct argument shifts what follows in ways the simple slot count does not model.
+        if (anyUnexpected && !anyStruct)
+            fo.facts |= kFunctionUnexpectedRegister;
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
         for (const Die* d : f.chain) {
-            uint32_t di = unit_.indexOf(d->offset);
             bool varargs = false;
-            forEachChild(di, [&](uint32_t, const Die& child) {
+            forEachChild(unit_.indexOf(d->offset), [&](uint32_t, const Die& child) {
                 varargs |= child.tag == DW_TAG_unspecified_parameters;
             });
             if (varargs)
@@ -503,8 +539,7 @@ private:
         fo.tagFirst = static_cast<uint32_t>(obs.tags.size());
         for (const Die* d : f.chain)
             observeTags(*d, -1);
-        const Die* paramOwner = abstract ? abstract : &die;
-        std::vector<uint32_t> tagged = formalParameters(*paramOwner);
+        std::vector<uint32_t> tagged = abstract ? declared : params;
         for (size_t p = 0; p < tagged.size(); ++p)
             observeTags(unit_.dies[tagged[p]], static_cast<int32_t>(p));
         fo.tagCount = static_cast<uint32_t>(obs.tags.size()) - fo.tagFirst;
@@ -528,7 +563,12 @@ private:
 
     void observeVariable(uint32_t index) {
         const Die& die = unit_.dies[index];
-        if (die.has(kDeclaration))
+        if (die.has(kDeclaration) || die.has(kArtificial))
+            return;
+        // Only statically allocated variables have a place in a data section.
+        auto ops = unit_.location(die);
+        bool plusConstant = ops.size() == 2 && ops[1].atom == DW_OP_plus_uconst;
+        if (ops.empty() || ops[0].atom != DW_OP_addr || (ops.size() > 1 && !plusConstant))
             return;
         const Die* declaration = dieAt(die.specification);
         VariableObservation vo;
@@ -539,11 +579,8 @@ private:
         vo.unit = unitOrder_;
         vo.type = resolve(die.type != kNoDie ? die.type : declaration ? declaration->type : kNoDie);
         vo.external = die.has(kExternal) || (declaration && declaration->has(kExternal));
-        auto ops = unit_.location(die);
-        if (ops.size() == 1 && ops[0].atom == DW_OP_addr) {
-            vo.address = ops[0].number;
-            vo.hasAddress = true;
-        }
+        vo.address = ops[0].number + (plusConstant ? ops[1].number : 0);
+        vo.hasAddress = true;
         vo.tagFirst = static_cast<uint32_t>(out_.observations.tags.size());
         observeTags(die, -1);
         if (declaration)

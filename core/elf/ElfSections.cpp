@@ -24,38 +24,79 @@ bool looksLikeElf(std::span<const std::byte> head) {
                                            4) == 0;
 }
 
-Expected<std::optional<std::vector<std::byte>>>
-readSection(std::span<const std::byte> image, const std::string& fileName,
-            const std::string& sectionName) {
-    elf_version(EV_CURRENT);
-    // libelf wants a mutable pointer but ELF_C_READ_MMAP-style reads of memory never write.
-    std::unique_ptr<Elf, ElfCloser> e(
-        elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()));
-    if (!e || elf_kind(e.get()) != ELF_K_ELF)
-        return elfError(fileName, "not a valid ELF file");
+namespace {
+
+// Calls visit(scn, shdr, name) for each section until it returns true; false if none did.
+template <typename Visit>
+Expected<bool> findSection(Elf* e, const std::string& fileName, Visit&& visit) {
     size_t shstrndx = 0;
-    if (elf_getshdrstrndx(e.get(), &shstrndx) != 0)
+    if (elf_getshdrstrndx(e, &shstrndx) != 0)
         return elfError(fileName, "cannot read the section name table");
-    for (Elf_Scn* scn = elf_nextscn(e.get(), nullptr); scn; scn = elf_nextscn(e.get(), scn)) {
+    for (Elf_Scn* scn = elf_nextscn(e, nullptr); scn; scn = elf_nextscn(e, scn)) {
         GElf_Shdr shdr;
         if (!gelf_getshdr(scn, &shdr))
             return elfError(fileName, "cannot read a section header");
-        const char* name = elf_strptr(e.get(), shstrndx, shdr.sh_name);
-        if (!name || sectionName != name)
-            continue;
-        if (shdr.sh_type == SHT_NOBITS)
-            return std::optional<std::vector<std::byte>>(std::vector<std::byte>{});
-        if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset)
-            return Error::badInput(fileName + ": section " + sectionName +
-                                   " extends past the end of the file");
-        Elf_Data* data = elf_rawdata(scn, nullptr);
-        if (!data)
-            return elfError(fileName, "cannot read section " + sectionName);
-        auto* begin = static_cast<const std::byte*>(data->d_buf);
-        return std::optional<std::vector<std::byte>>(
-            std::vector<std::byte>(begin, begin + data->d_size));
+        const char* name = elf_strptr(e, shstrndx, shdr.sh_name);
+        if (name && visit(scn, shdr, std::string_view(name)))
+            return true;
     }
-    return std::optional<std::vector<std::byte>>();
+    return false;
+}
+
+std::unique_ptr<Elf, ElfCloser> openImage(std::span<const std::byte> image) {
+    elf_version(EV_CURRENT);
+    // libelf wants a mutable pointer but only reads an image opened this way.
+    return std::unique_ptr<Elf, ElfCloser>(
+        elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()));
+}
+
+} // namespace
+
+bool hasSection(std::span<const std::byte> image, const std::string& sectionName) {
+    auto e = openImage(image);
+    if (!e || elf_kind(e.get()) != ELF_K_ELF)
+        return false;
+    auto found = findSection(e.get(), "", [&](Elf_Scn*, const GElf_Shdr&, std::string_view name) {
+        return name == sectionName;
+    });
+    return found && *found;
+}
+
+Expected<std::optional<std::vector<std::byte>>>
+readSection(std::span<const std::byte> image, const std::string& fileName,
+            const std::string& sectionName) {
+    auto e = openImage(image);
+    if (!e || elf_kind(e.get()) != ELF_K_ELF)
+        return elfError(fileName, "not a valid ELF file");
+    std::optional<std::vector<std::byte>> bytes;
+    std::optional<Error> error;
+    auto found = findSection(e.get(), fileName, [&](Elf_Scn* scn, const GElf_Shdr& shdr,
+                                                    std::string_view name) {
+        if (name != sectionName)
+            return false;
+        if (shdr.sh_type == SHT_NOBITS) {
+            bytes.emplace();
+            return true;
+        }
+        if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset) {
+            error = Error::badInput(fileName + ": section " + sectionName +
+                                    " extends past the end of the file");
+            return true;
+        }
+        Elf_Data* data = elf_rawdata(scn, nullptr);
+        if (!data) {
+            error = elfError(fileName, "cannot read section " + sectionName);
+            return true;
+        }
+        auto* begin = static_cast<const std::byte*>(data->d_buf);
+        bytes.emplace(begin, begin + data->d_size);
+        return true;
+    });
+    if (!found)
+        return std::move(found).error();
+    if (error)
+        return std::move(*error);
+    return bytes;
 }
 
 } // namespace btforge::elf

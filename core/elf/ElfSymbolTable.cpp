@@ -84,6 +84,13 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
         bool global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
         int type = GELF_ST_TYPE(sym.st_info);
         if (type == STT_FUNC) {
+            // Split-off pieces of a function (foo.cold, foo.part.0) are not entry points: a
+            // tracer attaches to the function they belong to.
+            std::string_view full(name);
+            std::string_view suffix = full.substr(stripCompilerSuffix(full).size());
+            if (suffix.find(".cold") != std::string_view::npos ||
+                suffix.find(".part") != std::string_view::npos)
+                continue;
             table->functions_.push_back(
                 {stripCompilerSuffix(name), name, sym.st_value, sym.st_size, sym.st_shndx, global});
         } else if (type == STT_OBJECT) {
@@ -135,6 +142,13 @@ const ElfSection* ElfSymbolTable::section(uint32_t index) const {
             return &s;
     }
     return nullptr;
+}
+
+uint64_t ElfSymbolTable::offsetInSection(uint64_t value, uint32_t sectionIndex) const {
+    if (relocatable_)
+        return value;
+    const ElfSection* s = section(sectionIndex);
+    return s && value >= s->address ? value - s->address : value;
 }
 
 std::optional<std::span<const std::byte>> ElfSymbolTable::sectionBytes(const ElfSection& s) const {

@@ -294,4 +294,46 @@ size_t TypeGraph::memoryUsage() const {
            origins_.capacity() * sizeof(CuId) + strings_->bytes().size();
 }
 
+std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id) {
+    uint64_t multiplier = 1;
+    for (int hops = 0; hops < 256; ++hops) {
+        auto sized = [&](uint64_t size) -> std::optional<uint64_t> { return size * multiplier; };
+        switch (graph.kind(id)) {
+        case Kind::Int:
+            return sized(graph.getAs<IntType>(id).size);
+        case Kind::Float:
+            return sized(graph.getAs<FloatType>(id).size);
+        case Kind::Struct:
+            return sized(graph.getAs<StructType>(id).size);
+        case Kind::Union:
+            return sized(graph.getAs<UnionType>(id).size);
+        case Kind::Enum:
+            return sized(graph.getAs<EnumType>(id).size);
+        case Kind::Enum64:
+            return sized(graph.getAs<Enum64Type>(id).size);
+        case Kind::Datasec:
+            return sized(graph.getAs<DatasecType>(id).size);
+        case Kind::Ptr:
+            return sized(8);
+        case Kind::Array: {
+            auto array = graph.getAs<ArrayType>(id);
+            multiplier *= array.count;
+            id = array.elemType;
+            continue;
+        }
+        case Kind::Typedef:
+        case Kind::Volatile:
+        case Kind::Const:
+        case Kind::Restrict:
+        case Kind::TypeTag:
+        case Kind::Var:
+            id = graph.target(id);
+            continue;
+        default:
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace btforge::ir

@@ -81,8 +81,7 @@ Visit classify(int tag, int parentTag) {
 struct AttributeDecoder {
     UnitDies& unit;
     Die& die;
-    uint64_t enclosingLowPc; // for a parameter: its function's entry, to pick the location
-    bool enclosingHasLowPc;
+    Dwarf_Off unitStart; // offset of the unit header: unit-relative references count from it
     bool hasRanges = false;
 
     static int callback(Dwarf_Attribute* attr, void* arg) {
@@ -90,16 +89,28 @@ struct AttributeDecoder {
         return DWARF_CB_OK;
     }
 
-    static DieOffset reference(Dwarf_Attribute* attr) {
-        Dwarf_Die target;
-        if (dwarf_whatform(attr) == DW_FORM_ref_sig8) {
-            // Type unit references: the DIE lives in another unit; key it by its own offset.
-            if (!dwarf_formref_die(attr, &target))
-                return kNoDie;
-            return dwarf_dieoffset(&target);
+    DieOffset reference(Dwarf_Attribute* attr) const {
+        switch (dwarf_whatform(attr)) {
+        case DW_FORM_ref1:
+        case DW_FORM_ref2:
+        case DW_FORM_ref4:
+        case DW_FORM_ref8:
+        case DW_FORM_ref_udata: {
+            // The common case, unit-relative: no need to decode the target DIE, which is what
+            // the non-deprecated dwarf_formref_die would do for every reference.
+            Dwarf_Off offset;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+            int rc = dwarf_formref(attr, &offset);
+#pragma GCC diagnostic pop
+            return rc == 0 ? unitStart + offset : kNoDie;
         }
-        Dwarf_Off offset;
-        return dwarf_global_formref(attr, &offset) == 0 ? offset : kNoDie;
+        default: {
+            // ref_addr, type unit signatures: libdw finds the DIE in its unit.
+            Dwarf_Die target;
+            return dwarf_formref_die(attr, &target) ? dwarf_dieoffset(&target) : kNoDie;
+        }
+        }
     }
 
     static bool udata(Dwarf_Attribute* attr, uint64_t& value) {
@@ -125,37 +136,59 @@ struct AttributeDecoder {
             die.flags |= flag;
     }
 
-    // Copies a location expression's operations into the unit.
-    void storeOps(const Dwarf_Op* ops, size_t count) {
+    // Copies a location expression's operations into the unit. Indexed addresses (DWARF 5's
+    // DW_OP_addrx, via .debug_addr) become plain DW_OP_addr, so core sees one form.
+    void storeOps(Dwarf_Attribute* attr, Dwarf_Op* ops, size_t count) {
         die.locationFirst = static_cast<uint32_t>(unit.locationOps.size());
         die.locationCount = static_cast<uint32_t>(count);
-        for (size_t i = 0; i < count; ++i)
-            unit.locationOps.push_back({ops[i].atom, ops[i].number, ops[i].number2});
+        for (size_t i = 0; i < count; ++i) {
+            LocationOp op{ops[i].atom, ops[i].number, ops[i].number2};
+            if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index) {
+                Dwarf_Attribute address;
+                Dwarf_Addr value;
+                if (dwarf_getlocation_attr(attr, &ops[i], &address) == 0 &&
+                    dwarf_formaddr(&address, &value) == 0)
+                    op = {DW_OP_addr, value, 0};
+            }
+            unit.locationOps.push_back(op);
+        }
+    }
+
+    // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N.
+    static uint8_t entryValueRegister(const Dwarf_Op* ops, size_t count) {
+        bool shape = count == 1 || (count == 2 && ops[1].atom == DW_OP_stack_value);
+        if (!shape || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value))
+            return 0xff;
+        // libdw gives the sub-expression as a length and a pointer to its bytes.
+        const auto* block = reinterpret_cast<const uint8_t*>(ops[0].number2);
+        if (ops[0].number != 1 || !block || block[0] < DW_OP_reg0 || block[0] > DW_OP_reg31)
+            return 0xff;
+        return static_cast<uint8_t>(block[0] - DW_OP_reg0);
     }
 
     void decodeLocation(Dwarf_Attribute* attr) {
         die.flags |= kHasLocation;
-        unsigned form = dwarf_whatform(attr);
-        bool isList = form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
-                      (unit.version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8));
+        // Only parameters and file-scope variables are decoded here; their first expression and
+        // any entry-value register are what the function and variable rules look at.
+        Dwarf_Addr base, start, end;
         Dwarf_Op* ops = nullptr;
         size_t count = 0;
-        if (!isList) {
-            if (dwarf_getlocation(attr, &ops, &count) == 0) {
-                storeOps(ops, count);
-                die.flags |= kEntryLocationKnown;
+        ptrdiff_t offset = 0;
+        bool first = true;
+        while ((offset = dwarf_getlocations(attr, offset, &base, &start, &end, &ops, &count)) > 0) {
+            if (first) {
+                storeOps(attr, ops, count);
+                die.flags |= kLocationKnown;
+                first = false;
             }
-            return;
+            if (die.entryValueRegister == 0xff)
+                die.entryValueRegister = entryValueRegister(ops, count);
+            if (die.tag != DW_TAG_formal_parameter)
+                break;
         }
-        die.flags |= kLocationIsList;
-        if (die.tag != DW_TAG_formal_parameter || !enclosingHasLowPc)
-            return;
-        // The expression in force when the function is entered is what a tracer sees.
-        int found = dwarf_getlocation_addr(attr, enclosingLowPc, &ops, &count, 1);
-        if (found > 0)
-            storeOps(ops, count);
-        if (found >= 0)
-            die.flags |= kEntryLocationKnown;
+        unsigned form = dwarf_whatform(attr);
+        if (form == DW_FORM_sec_offset || form == DW_FORM_loclistx)
+            die.flags |= kLocationIsList;
     }
 
     void decodeConstValue(Dwarf_Attribute* attr) {
@@ -341,7 +374,7 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::stri
         dwfl_end(dwfl);
         return Error::badInput(path + ": no DWARF to read (" + why + ")");
     }
-    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(path, dwfl, dwarf));
+    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(path, dwfl, module, dwarf, bias));
 
     // Enumerating once, on this thread, lets libdw index every unit before workers share it.
     Dwarf_CU* cu = nullptr;
@@ -368,6 +401,17 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::stri
 
 LibdwUnitReader::~LibdwUnitReader() { dwfl_end(dwfl_); }
 
+std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
+    // libdwfl knows where it placed each section of a relocatable file; for executables this is
+    // the plain section lookup.
+    Dwarf_Addr address = dwarfAddress + bias_;
+    Dwarf_Addr bias = 0;
+    Elf_Scn* scn = dwfl_module_address_section(module_, &address, &bias);
+    if (!scn)
+        return std::nullopt;
+    return SectionOffset{static_cast<uint32_t>(elf_ndxscn(scn)), address};
+}
+
 bool LibdwUnitReader::isPartialUnit(size_t index) const {
     uint8_t type = units_[index].unitType;
     return type == DW_UT_partial || type == DW_UT_type || type == DW_UT_split_type;
@@ -381,6 +425,8 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
     out.addressSize = unit.addressSize;
     out.isPartial = isPartialUnit(index);
 
+    Dwarf_Die root = unit.die;
+    Dwarf_Off unitStart = dwarf_dieoffset(&root) - dwarf_cuoffset(&root);
     // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
     std::vector<uint32_t> lastChild;
     auto keep = [&](Dwarf_Die* d, int tag, uint32_t parent) -> Expected<uint32_t> {
@@ -390,9 +436,7 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         die.tag = static_cast<uint16_t>(tag);
         die.parent = parent;
         lastChild.push_back(kNoIndex);
-        const Die* owner = parent == kNoIndex ? nullptr : &out.dies[parent];
-        AttributeDecoder decoder{out, die, owner ? owner->lowPc : 0,
-                                 owner && owner->has(kHasLowPc)};
+        AttributeDecoder decoder{out, die, unitStart};
         if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
             return Error::badInput(path_ + ": DIE " + hex(die.offset) + ": " + dwarf_errmsg(-1));
         if (decoder.hasRanges && !die.has(kHasLowPc) && tag == DW_TAG_subprogram) {
@@ -412,7 +456,6 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         return idx;
     };
 
-    Dwarf_Die root = unit.die;
     int rootTag = dwarf_tag(&root);
     auto rootIndex = keep(&root, rootTag, kNoIndex);
     if (!rootIndex)
@@ -424,6 +467,9 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         if (dwarf_attr(&root, DW_AT_language, &attr) && dwarf_formudata(&attr, &language) == 0)
             out.language = static_cast<uint16_t>(language);
         out.name = out.dies[0].name;
+        if (dwarf_attr(&root, DW_AT_producer, &attr))
+            if (const char* producer = dwarf_formstring(&attr))
+                out.producer = producer;
     }
 
     struct Frame {

@@ -22,6 +22,7 @@ public:
     size_t unitCount() const override { return units_.size(); }
     bool isPartialUnit(size_t index) const override;
     Expected<void> readUnit(size_t index, UnitDies& out) override;
+    std::optional<SectionOffset> locate(uint64_t dwarfAddress) const override;
 
 private:
     struct Unit {
@@ -32,12 +33,15 @@ private:
         uint8_t addressSize;
     };
 
-    LibdwUnitReader(std::string path, Dwfl* dwfl, Dwarf* dwarf)
-        : path_(std::move(path)), dwfl_(dwfl), dwarf_(dwarf) {}
+    LibdwUnitReader(std::string path, Dwfl* dwfl, Dwfl_Module* module, Dwarf* dwarf,
+                    Dwarf_Addr bias)
+        : path_(std::move(path)), dwfl_(dwfl), module_(module), dwarf_(dwarf), bias_(bias) {}
 
     std::string path_;
     Dwfl* dwfl_;
+    Dwfl_Module* module_;
     Dwarf* dwarf_;
+    Dwarf_Addr bias_; // where libdwfl placed the file; DWARF addresses do not include it
     std::vector<Unit> units_;
 };
 

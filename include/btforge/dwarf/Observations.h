@@ -77,8 +77,8 @@ struct UnitObservations {
     template <typename T> std::span<const TagObservation> tagsOf(const T& owner) const {
         return {tags.data() + owner.tagFirst, owner.tagCount};
     }
-    // Rewrites every type id with map[id - 1] (void stays void).
-    void remapTypes(std::span<const ir::TypeId> map);
+    // Rewrites every type id with map[id - firstId] (void stays void).
+    void remapTypes(std::span<const ir::TypeId> map, ir::TypeId firstId);
     void append(UnitObservations&& other);
 };
 

@@ -38,7 +38,7 @@ enum DieFlag : uint32_t {
     kHasLowPc = 1u << 14,
     kHasLocation = 1u << 15,       // DW_AT_location present (expression or list)
     kLocationIsList = 1u << 16,    // ... and it is a location list
-    kEntryLocationKnown = 1u << 17, // entryLocation holds the expression in force at low_pc
+    kLocationKnown = 1u << 17,     // locationOps holds the (first) expression
     kInlined = 1u << 18,           // DW_AT_inline says declared or actually inlined
     kConstValueString = 1u << 19,  // DW_AT_const_value is a string (annotations)
 };
@@ -72,11 +72,13 @@ struct Die {
     uint64_t bound = 0;        // upper bound or count (see flags)
     uint64_t lowPc = 0;
     std::string_view stringValue; // DW_AT_const_value of annotations
-    // The location expression, as operations in UnitDies::locationOps: for variables their
-    // DW_AT_location, for parameters the expression in force at the enclosing function's low_pc
-    // (kEntryLocationKnown).
+    // The location expression, as operations in UnitDies::locationOps (kLocationKnown): the
+    // DW_AT_location expression, or for a location list its first entry's.
     uint32_t locationFirst = 0;
     uint32_t locationCount = 0;
+    // A location list entry that is exactly DW_OP_entry_value(DW_OP_regN) names register N: the
+    // register the value arrived in. 0xff when there is none.
+    uint8_t entryValueRegister = 0xff;
 
     bool has(DieFlag flag) const { return (flags & flag) != 0; }
 };
@@ -87,7 +89,8 @@ struct UnitDies {
     uint16_t language = 0; // DW_AT_language of the unit DIE
     uint8_t addressSize = 8;
     bool isPartial = false;  // DW_TAG_partial_unit / type unit: types other units refer to
-    std::string_view name;   // DW_AT_name of the unit
+    std::string_view name;     // DW_AT_name of the unit
+    std::string_view producer; // DW_AT_producer: which compiler, which decides some rules
     std::vector<Die> dies;   // pre-order; dies[0] is the unit DIE
     std::vector<LocationOp> locationOps;
 
@@ -95,6 +98,7 @@ struct UnitDies {
         return {locationOps.data() + die.locationFirst, die.locationCount};
     }
 
+    bool isClang() const { return producer.find("clang") != std::string_view::npos; }
     // Empties the unit but keeps the vectors' capacity: a worker reuses one UnitDies per unit.
     void clear();
     // The index of the DIE at `offset` in this unit, or kNoIndex (dies are sorted by offset).

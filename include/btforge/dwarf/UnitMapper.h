@@ -3,6 +3,7 @@
 // loaders feed it.
 #pragma once
 
+#include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/Observations.h"
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/ir/TypeGraph.h"
@@ -12,7 +13,7 @@
 
 namespace btforge::dwarf {
 
-inline constexpr ir::TypeId kNotPreMapped = UINT32_MAX;
+using dedup::kNotPreMapped;
 
 // DIEs of one tag the mapper could not express, counted; reported once per tag.
 struct UnmappedDies {

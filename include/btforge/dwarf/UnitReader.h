@@ -5,9 +5,19 @@
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/support/Error.h"
 
+#include <compare>
 #include <cstddef>
+#include <optional>
 
 namespace btforge::dwarf {
+
+// An address as ELF symbols give it: a section and an offset into it. DWARF addresses of a
+// relocatable object (a kernel module) only compare with symbols after this translation.
+struct SectionOffset {
+    uint32_t section = 0;
+    uint64_t offset = 0;
+    friend auto operator<=>(const SectionOffset&, const SectionOffset&) = default;
+};
 
 class UnitReader {
 public:
@@ -20,6 +30,8 @@ public:
     virtual Expected<void> readUnit(size_t index, UnitDies& out) = 0;
     // The unit's DIEs are no longer needed: a reader may give their memory back.
     virtual void releaseUnit(size_t /*index*/) {}
+    // Where a DWARF address (low_pc, DW_OP_addr) lies, in ELF section terms.
+    virtual std::optional<SectionOffset> locate(uint64_t dwarfAddress) const = 0;
 };
 
 } // namespace btforge::dwarf

@@ -19,4 +19,7 @@ Expected<std::optional<std::vector<std::byte>>>
 readSection(std::span<const std::byte> image, const std::string& fileName,
             const std::string& sectionName);
 
+// True when the ELF image has a section of that name (false for anything that is not ELF).
+bool hasSection(std::span<const std::byte> image, const std::string& sectionName);
+
 } // namespace btforge::elf

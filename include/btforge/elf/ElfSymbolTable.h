@@ -61,6 +61,8 @@ public:
     const ElfSection* section(std::string_view name) const;
     const ElfSection* section(uint32_t index) const;
     std::span<const ElfSection> sections() const { return sections_; }
+    // A symbol value as an offset into its section (ET_REL values already are one).
+    uint64_t offsetInSection(uint64_t value, uint32_t sectionIndex) const;
     // Raw bytes of a section (nullopt for SHT_NOBITS or out-of-file sections).
     std::optional<std::span<const std::byte>> sectionBytes(const ElfSection& section) const;
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -110,5 +111,9 @@ private:
     std::vector<Placement> placements_;
     std::vector<CuId> origins_; // empty until the first setOrigin
 };
+
+// The size in bytes of a value of this type (through typedefs, qualifiers and arrays; pointers
+// are 8 bytes), or nullopt for void, functions and forward declarations.
+std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id);
 
 } // namespace btforge::ir

@@ -40,6 +40,10 @@ struct Options {
     unsigned jobs = 1;
     // pahole feature names (--features); empty means the default set.
     std::vector<std::string> features;
+    // DWARF languages whose units are skipped (--lang-exclude), comma-separated.
+    std::string languageExclude = "rust";
+    // Where to write every skipped function with its reason, as JSON (--report-skipped).
+    std::string reportSkippedPath;
 };
 
 struct Session {

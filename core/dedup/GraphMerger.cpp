@@ -1,0 +1,616 @@
+// Incremental merging keeps one invariant: the merged graph, together with the base's classes,
+// is minimal (no two of its types are equivalent). Then a unit type is equivalent to at most one
+// merged type, and a simultaneous walk of the unit and the merged graph from a candidate pair
+// (same structural hash) decides equivalence exactly: it must pair labels that match and may
+// never pair one unit type with two merged types. Unit types no walk matched are equivalent to
+// nothing merged; they are minimised among themselves and appended, one type per class.
+#include "btforge/dedup/GraphMerger.h"
+
+#include "HashIndex.h"
+#include "PartitionRefinement.h"
+#include "TypeLabel.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+namespace btforge::dedup {
+namespace {
+
+using ir::Kind;
+using ir::TypeGraph;
+using ir::TypeId;
+
+constexpr TypeId kUnmapped = UINT32_MAX;
+
+// Orders the final graph: the first unit type (in input order) a merged type stands for.
+uint64_t unitKey(uint32_t unitOrder, TypeId local) {
+    return uint64_t{unitOrder} << 32 | local;
+}
+
+// Every node after the nodes it refers to, except where cycles make that impossible, so a unit
+// type is matched after its references were: a walk from it stops at them at once.
+std::vector<TypeId> referencesFirst(const RefGraph& g) {
+    std::vector<TypeId> order;
+    order.reserve(g.size());
+    std::vector<uint8_t> seen(g.size(), 0);
+    seen[ir::kVoidType] = 1;
+    std::vector<std::pair<uint32_t, uint32_t>> stack; // node, index of its next reference
+    for (uint32_t root = 1; root < g.size(); ++root) {
+        if (seen[root])
+            continue;
+        seen[root] = 1;
+        stack.push_back({root, 0});
+        while (!stack.empty()) {
+            auto [node, next] = stack.back();
+            std::span<const uint32_t> refs = g.refs(node);
+            if (next == refs.size()) {
+                order.push_back(node);
+                stack.pop_back();
+                continue;
+            }
+            ++stack.back().second;
+            if (!seen[refs[next]]) {
+                seen[refs[next]] = 1;
+                stack.push_back({refs[next], 0});
+            }
+        }
+    }
+    return order;
+}
+
+std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
+    detail::KeyNumbering numbers(hashes.size());
+    std::vector<uint32_t> block(hashes.size());
+    for (size_t node = 0; node < hashes.size(); ++node)
+        block[node] = numbers.number(hashes[node]);
+    return block;
+}
+
+struct RefCollector {
+    std::vector<TypeId>& out;
+    void number(uint64_t) {}
+    void text(std::string_view) {}
+    void ref(TypeId id) { out.push_back(id); }
+};
+
+} // namespace
+
+size_t PreparedUnit::memoryUsage() const {
+    return refs_.memoryUsage() + hashes_.capacity() * sizeof(uint64_t) +
+           order_.capacity() * sizeof(TypeId) + placeholders_.capacity() * sizeof(TypeId);
+}
+
+struct GraphMerger::State {
+    explicit State(std::shared_ptr<const TypeGraph> baseGraph);
+
+    std::vector<TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
+                              std::span<const TypeId> preMapped);
+    Result finish();
+    size_t memoryUsage() const;
+
+    // Merged and base types ("the world"): a base type stands for its smallest equivalent.
+    bool isOwn(TypeId id) const { return id >= firstOwn; }
+    TypeId canonical(TypeId id) const { return isOwn(id) ? id : baseRep[id]; }
+    uint64_t worldHash(TypeId id) const {
+        return isOwn(id) ? ownHash[id - firstOwn] : baseHash[id];
+    }
+    bool sameLabel(const TypeGraph& ga, TypeId a, const TypeGraph& gb, TypeId b);
+
+    // --- merge() ---
+    void preMap(const PreparedUnit& unit, std::span<const TypeId> preMapped);
+    void hashWithPlaceholders(PreparedUnit& unit);
+    uint64_t worldRound(TypeId id, unsigned round);
+    bool matchFrom(const PreparedUnit& unit, TypeId root, TypeId target, uint32_t unitOrder);
+    void appendUnmatched(const PreparedUnit& unit, uint32_t unitOrder);
+    void classifyUnmatched(const PreparedUnit& unit);
+
+    // --- finish() ---
+    // Declarations that may stand for a definition, and the hashes that let them: every node
+    // of a name involved hashes the same, by name, whatever its content.
+    struct Declarations {
+        detail::Aliases aliases;
+        std::vector<FixedHashes> nominal;
+    };
+    Declarations findDeclarations() const;
+    uint32_t partition(const Declarations& declarations, std::vector<uint32_t>& block);
+    // Base types other than the smallest of their class never appear in the world.
+    bool isHidden(TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
+
+    std::shared_ptr<const TypeGraph> base;
+    TypeGraph merged; // over `base`
+    TypeId firstOwn;
+    std::vector<TypeId> baseRep;         // base id -> smallest equivalent base id
+    std::vector<uint64_t> baseHash;      // structural hash by base id
+    std::vector<uint64_t> ownHash;       // structural hash by own id - firstOwn
+    std::vector<uint64_t> ownKey;        // smallest unitKey standing for it, by own id - firstOwn
+    detail::HashIndex index;             // canonical base types and own types by structural hash
+    uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
+
+    // Per-round hashes of world types, for placeholders; filled on demand.
+    std::vector<uint64_t> roundMemo;     // (kHashRounds + 1) per id
+    std::vector<uint16_t> roundMemoDone; // bit r: round r of that id is in roundMemo
+    std::vector<TypeId> memoRefs;
+
+    // merge() scratch, by unit type id; kept across units so merging does not allocate.
+    std::vector<TypeId> map;       // committed: merged id, or kUnmapped
+    std::vector<TypeId> tentative; // the walk in progress
+    std::vector<uint8_t> unmatchable;
+    std::vector<TypeId> touched;
+    std::vector<TypeId> unmatched;
+    std::vector<uint32_t> classOf;
+    std::vector<std::pair<TypeId, TypeId>> pending;
+    detail::LabelMatcher matcher;
+    detail::ListScratch lists;
+};
+
+GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
+    : base(std::move(baseGraph)), merged(base), firstOwn(merged.firstId()),
+      baseRep(firstOwn, ir::kVoidType), baseHash(firstOwn, voidHash()) {
+    if (!base)
+        return;
+    // The base need not be minimal (btf__dedup leaves some duplicates): group it into classes,
+    // and let the smallest id of each stand for it, so the world stays minimal.
+    RefGraph graph;
+    graph.reserve(firstOwn, size_t{firstOwn} * 4);
+    graph.addLeaf(voidHash());
+    for (TypeId id = 1; id < firstOwn; ++id)
+        graph.addType(*base, id);
+    baseHash = graph.structuralHashes();
+    std::vector<uint32_t> block = blocksByHash(baseHash);
+    uint32_t classes = detail::refinePartition(
+        graph, block, [&](uint32_t a, uint32_t b) { return sameLabel(*base, a, *base, b); });
+    std::vector<TypeId> first(classes, kUnmapped);
+    for (TypeId id = 0; id < firstOwn; ++id) {
+        TypeId& rep = first[block[id]];
+        if (rep == kUnmapped)
+            rep = id;
+        baseRep[id] = rep;
+        if (rep == id && id != ir::kVoidType)
+            index.insert(baseHash[id], id);
+    }
+}
+
+bool GraphMerger::State::sameLabel(const TypeGraph& ga, TypeId a, const TypeGraph& gb, TypeId b) {
+    matcher.record(ga, ga.get(a));
+    return matcher.matches(gb, gb.get(b));
+}
+
+// --- merge ---
+
+std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unitOrder,
+                                              std::span<const TypeId> preMapped) {
+    if (!unit.unit_)
+        throw std::invalid_argument("GraphMerger::merge: the unit was not prepared");
+    const uint32_t count = unit.unit_->ownCount();
+    if (!base && unitOrder < byteOrderUnit) {
+        byteOrderUnit = unitOrder;
+        merged.setByteOrder(unit.unit_->byteOrder());
+    }
+    map.assign(count + 1, kUnmapped);
+    map[ir::kVoidType] = ir::kVoidType;
+    tentative.assign(count + 1, kUnmapped);
+    unmatchable.assign(count + 1, 0);
+    preMap(unit, preMapped);
+    if (unit.hashes_.empty())
+        hashWithPlaceholders(unit);
+
+    for (TypeId node : unit.order_) {
+        if (map[node] != kUnmapped)
+            continue;
+        const uint64_t hash = unit.hashes_[node];
+        bool matched = false;
+        index.forEach(hash, [&](TypeId candidate) {
+            matched = worldHash(candidate) == hash && matchFrom(unit, node, candidate, unitOrder);
+            return matched;
+        });
+        // No walk from here matched, so it is equivalent to no world type: later walks reaching
+        // it fail at once.
+        unmatchable[node] = !matched;
+    }
+    appendUnmatched(unit, unitOrder);
+    return std::vector<TypeId>(map.begin() + 1, map.end());
+}
+
+void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId> preMapped) {
+    const std::vector<TypeId>& placeholders = unit.placeholders_;
+    if (preMapped.empty() && placeholders.empty())
+        return;
+    if (preMapped.size() != unit.unit_->ownCount())
+        throw std::invalid_argument("GraphMerger::merge: preMapped needs one entry per type");
+    size_t seen = 0;
+    for (TypeId id = 1; id <= preMapped.size(); ++id) {
+        const TypeId target = preMapped[id - 1];
+        if (target == kNotPreMapped)
+            continue;
+        if (!std::binary_search(placeholders.begin(), placeholders.end(), id))
+            throw std::invalid_argument("GraphMerger::merge: type " + std::to_string(id) +
+                                        " is pre-mapped but was not prepared as a placeholder");
+        if (target >= merged.endId())
+            throw std::invalid_argument("GraphMerger::merge: type " + std::to_string(id) +
+                                        " is pre-mapped to unknown id " + std::to_string(target));
+        map[id] = canonical(target);
+        ++seen;
+    }
+    if (seen != placeholders.size())
+        throw std::invalid_argument("GraphMerger::merge: a placeholder has no preMapped target");
+}
+
+// Placeholder hashes come from the types they stand for, known only now.
+void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
+    std::vector<FixedHashes> fixed;
+    fixed.reserve(unit.placeholders_.size());
+    for (TypeId placeholder : unit.placeholders_) {
+        FixedHashes& f = fixed.emplace_back();
+        f.node = placeholder;
+        for (unsigned round = 0; round <= kHashRounds; ++round)
+            f.rounds[round] = worldRound(map[placeholder], round);
+    }
+    unit.hashes_ = unit.refs_.structuralHashes(fixed);
+}
+
+// RefGraph::structuralHashes for one world type and round, memoised; recursion depth is bounded
+// by the round.
+uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
+    if (id == ir::kVoidType)
+        return voidHash();
+    constexpr size_t kStride = kHashRounds + 1;
+    if (roundMemoDone.size() < merged.endId()) {
+        roundMemoDone.resize(merged.endId(), 0);
+        roundMemo.resize(size_t{merged.endId()} * kStride);
+    }
+    if (roundMemoDone[id] >> round & 1)
+        return roundMemo[id * kStride + round];
+    uint64_t hash;
+    if (round == 0) {
+        hash = detail::labelHash(merged, merged.get(id));
+    } else {
+        hash = worldRound(id, 0);
+        const size_t begin = memoRefs.size();
+        RefCollector collector{memoRefs};
+        detail::describe(merged, merged.get(id), collector);
+        const size_t end = memoRefs.size();
+        for (size_t i = begin; i < end; ++i)
+            hash = detail::combine(hash, worldRound(canonical(memoRefs[i]), round - 1));
+        memoRefs.resize(begin);
+    }
+    roundMemo[id * kStride + round] = hash;
+    roundMemoDone[id] |= static_cast<uint16_t>(1u << round);
+    return hash;
+}
+
+// Walks the unit from `root` and the world from `target` in step. Succeeds (and commits the
+// pairing) iff root and target are equivalent: every pair must have equal labels, and with the
+// world minimal, a unit type paired with two world types, or with another than it already maps
+// to, proves the start pair inequivalent.
+bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId target,
+                                   uint32_t unitOrder) {
+    pending.assign(1, {root, target});
+    touched.clear();
+    bool ok = true;
+    while (ok && !pending.empty()) {
+        auto [node, candidate] = pending.back();
+        pending.pop_back();
+        if (map[node] != kUnmapped) {
+            ok = map[node] == candidate;
+        } else if (candidate == ir::kVoidType || unmatchable[node]) {
+            ok = false;
+        } else if (tentative[node] != kUnmapped) {
+            ok = tentative[node] == candidate;
+        } else if (unit.hashes_[node] != worldHash(candidate)) {
+            ok = false;
+        } else {
+            tentative[node] = candidate;
+            touched.push_back(node);
+            matcher.record(merged, merged.get(candidate));
+            ok = matcher.matches(*unit.unit_, unit.unit_->get(node));
+            if (ok) {
+                std::span<const uint32_t> ours = unit.refs_.refs(node);
+                const std::vector<TypeId>& theirs = matcher.recordedRefs();
+                for (size_t i = 0; i < ours.size(); ++i)
+                    pending.push_back({ours[i], canonical(theirs[i])});
+            }
+        }
+    }
+    for (TypeId node : touched) {
+        if (ok) {
+            const TypeId to = tentative[node];
+            map[node] = to;
+            if (isOwn(to))
+                ownKey[to - firstOwn] = std::min(ownKey[to - firstOwn], unitKey(unitOrder, node));
+        }
+        tentative[node] = kUnmapped;
+    }
+    return ok;
+}
+
+void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unitOrder) {
+    const TypeGraph& graph = *unit.unit_;
+    unmatched.clear();
+    for (TypeId id = 1; id < map.size(); ++id) {
+        if (map[id] == kUnmapped)
+            unmatched.push_back(id);
+    }
+    if (unmatched.empty())
+        return;
+    classifyUnmatched(unit);
+    const TypeId firstNew = merged.endId();
+    for (TypeId id : unmatched)
+        map[id] = firstNew + classOf[id];
+    // Classes are numbered in order of their smallest member: that member gives the new type.
+    uint32_t added = 0;
+    for (TypeId id : unmatched) {
+        if (classOf[id] != added)
+            continue;
+        const TypeId newId = merged.add(detail::rewrite(
+            graph, graph.get(id), merged, [&](TypeId ref) { return map[ref]; }, lists));
+        ownHash.push_back(unit.hashes_[id]);
+        ownKey.push_back(unitKey(unitOrder, id));
+        index.insert(unit.hashes_[id], newId);
+        ++added;
+    }
+}
+
+// classOf[id] for each unmatched type: its class among them, numbered by smallest member.
+void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
+    classOf.resize(map.size());
+    // Equivalent types have equal hashes: with all hashes distinct, every class is a singleton.
+    std::vector<uint64_t> hashes;
+    hashes.reserve(unmatched.size());
+    for (TypeId id : unmatched)
+        hashes.push_back(unit.hashes_[id]);
+    std::sort(hashes.begin(), hashes.end());
+    if (std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end()) {
+        for (uint32_t i = 0; i < unmatched.size(); ++i)
+            classOf[unmatched[i]] = i;
+        return;
+    }
+    // Refine the whole unit: mapped types start in one block per merged id (so they never
+    // split), unmatched ones by hash, in key ranges that cannot meet.
+    detail::KeyNumbering numbers(map.size());
+    std::vector<uint32_t> block(map.size());
+    for (TypeId id = 0; id < map.size(); ++id)
+        block[id] = numbers.number(map[id] != kUnmapped ? map[id] : unit.hashes_[id] | 1ull << 63);
+    const TypeGraph& graph = *unit.unit_;
+    detail::refinePartition(unit.refs_, block, [&](uint32_t a, uint32_t b) {
+        // Mapped types share a block only when mapped alike; placeholders' labels mean nothing.
+        return map[a] != kUnmapped || sameLabel(graph, a, graph, b);
+    });
+    detail::KeyNumbering classes(unmatched.size());
+    for (TypeId id : unmatched)
+        classOf[id] = classes.number(block[id]);
+}
+
+// --- finish ---
+
+// Own declarations (FWD; ENUM or ENUM64 without enumerators) with the live definitions of their
+// name: STRUCT or UNION as the FWD says, enums of the same size.
+GraphMerger::State::Declarations GraphMerger::State::findDeclarations() const {
+    struct Named {
+        uint64_t nameHash;
+        std::string_view name;
+        uint32_t size; // enums: declaration and definition must agree on it
+        Kind family;   // STRUCT, UNION or ENUM (ENUM64 included)
+        bool isDeclaration;
+        TypeId id;
+        auto key() const { return std::tie(family, size, nameHash, name); }
+    };
+    std::vector<Named> named;
+    for (TypeId id = 1; id < merged.endId(); ++id) {
+        if (isHidden(id) || merged.nameId(id) == ir::kNoName)
+            continue;
+        const std::string_view name = merged.name(id);
+        Named entry{detail::hashString(name), name, 0, Kind::Struct, false, id};
+        const ir::TypeView view = merged.get(id);
+        if (const auto* fwd = std::get_if<ir::FwdType>(&view)) {
+            entry.family = fwd->isUnion ? Kind::Union : Kind::Struct;
+            entry.isDeclaration = true;
+        } else if (std::holds_alternative<ir::UnionType>(view)) {
+            entry.family = Kind::Union;
+        } else if (const auto* e = std::get_if<ir::EnumType>(&view)) {
+            entry.family = Kind::Enum;
+            entry.size = e->size;
+            entry.isDeclaration = e->values.empty();
+        } else if (const auto* e64 = std::get_if<ir::Enum64Type>(&view)) {
+            entry.family = Kind::Enum;
+            entry.size = e64->size;
+            entry.isDeclaration = e64->values.empty();
+        } else if (!std::holds_alternative<ir::StructType>(view)) {
+            continue;
+        }
+        if (entry.isDeclaration && !isOwn(id))
+            continue; // the base is final: its declarations stay
+        named.push_back(entry);
+    }
+    std::sort(named.begin(), named.end(), [](const Named& a, const Named& b) {
+        return std::tie(a.family, a.size, a.nameHash, a.name, a.isDeclaration, a.id) <
+               std::tie(b.family, b.size, b.nameHash, b.name, b.isDeclaration, b.id);
+    });
+    Declarations declarations;
+    std::vector<uint32_t> definitions;
+    for (size_t first = 0, last; first < named.size(); first = last) {
+        last = first + 1;
+        while (last < named.size() && named[last].key() == named[first].key())
+            ++last;
+        definitions.clear();
+        size_t decl = first; // definitions sort first
+        for (; decl < last && !named[decl].isDeclaration; ++decl)
+            definitions.push_back(named[decl].id);
+        if (definitions.empty() || decl == last)
+            continue;
+        FixedHashes nominal;
+        nominal.rounds.fill(
+            detail::combine(named[first].nameHash,
+                            uint64_t{named[first].size} << 8 | uint8_t(named[first].family)));
+        for (size_t i = first; i < last; ++i) {
+            nominal.node = named[i].id;
+            declarations.nominal.push_back(nominal);
+            if (named[i].isDeclaration)
+                declarations.aliases.add(named[i].id, definitions);
+        }
+    }
+    return declarations;
+}
+
+// The coarsest stable partition of the world in which each declaration joins its definitions
+// when they all end in one class. Returns the number of blocks.
+uint32_t GraphMerger::State::partition(const Declarations& declarations,
+                                       std::vector<uint32_t>& block) {
+    const TypeId end = merged.endId();
+    std::vector<TypeId> remap(end);
+    for (TypeId id = 0; id < end; ++id)
+        remap[id] = canonical(id);
+    RefGraph world;
+    world.reserve(end, size_t{end} * 4);
+    world.addLeaf(voidHash());
+    for (TypeId id = 1; id < end; ++id) {
+        if (isHidden(id))
+            world.addLeaf(0);
+        else
+            world.addType(merged, id, remap);
+    }
+    const std::vector<uint64_t> hashes = world.structuralHashes(declarations.nominal);
+    std::vector<uint8_t> alone(end, 0); // hidden types, and aliases until they follow
+    for (TypeId id = 1; id < end; ++id)
+        alone[id] = isHidden(id);
+    for (size_t i = 0; i < declarations.aliases.size(); ++i)
+        alone[declarations.aliases.node(i)] = 1;
+    detail::KeyNumbering numbers(end);
+    block.resize(end);
+    for (TypeId id = 0; id < end; ++id)
+        block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
+    return detail::refinePartition(
+        world, block, [&](uint32_t a, uint32_t b) { return sameLabel(merged, a, merged, b); },
+        declarations.aliases);
+}
+
+GraphMerger::Result GraphMerger::State::finish() {
+    const TypeId end = merged.endId();
+    const Declarations declarations = findDeclarations();
+    std::vector<uint32_t> block;
+    const uint32_t classes = partition(declarations, block);
+    std::vector<uint8_t> resolved(end, 0);
+    for (size_t i = 0; i < declarations.aliases.size(); ++i) {
+        const uint32_t alias = declarations.aliases.node(i);
+        resolved[alias] = block[alias] == block[declarations.aliases.candidates(i)[0]];
+    }
+
+    // A class holding a base type is that type; the others become new types, ordered by the
+    // first unit type any of their members (resolved declarations included) stood for.
+    std::vector<TypeId> finalOf(classes, kUnmapped);
+    for (TypeId id = 0; id < firstOwn; ++id) {
+        if (!isHidden(id))
+            finalOf[block[id]] = id;
+    }
+    std::vector<uint64_t> classKey(classes, UINT64_MAX);
+    std::vector<TypeId> classRep(classes, ir::kVoidType);
+    for (TypeId id = firstOwn; id < end; ++id) {
+        const uint32_t cls = block[id];
+        classKey[cls] = std::min(classKey[cls], ownKey[id - firstOwn]);
+        if (classRep[cls] == ir::kVoidType && !resolved[id])
+            classRep[cls] = id;
+    }
+    std::vector<uint32_t> fresh;
+    for (uint32_t cls = 0; cls < classes; ++cls) {
+        if (finalOf[cls] == kUnmapped && classRep[cls] != ir::kVoidType)
+            fresh.push_back(cls);
+    }
+    std::sort(fresh.begin(), fresh.end(),
+              [&](uint32_t a, uint32_t b) { return classKey[a] < classKey[b]; });
+    for (uint32_t i = 0; i < fresh.size(); ++i)
+        finalOf[fresh[i]] = firstOwn + i;
+
+    auto finalId = [&](TypeId id) { return finalOf[block[canonical(id)]]; };
+    Result result{TypeGraph(base), {}};
+    result.graph.setByteOrder(merged.byteOrder());
+    result.graph.reserve(fresh.size());
+    for (uint32_t cls : fresh) {
+        const TypeId rep = classRep[cls];
+        result.graph.add(detail::rewrite(merged, merged.get(rep), result.graph, finalId, lists));
+    }
+    result.finalIdOfProvisional.resize(end);
+    for (TypeId id = 0; id < end; ++id)
+        result.finalIdOfProvisional[id] = finalId(id);
+    return result;
+}
+
+size_t GraphMerger::State::memoryUsage() const {
+    auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    return merged.memoryUsage() + bytes(baseRep) + bytes(baseHash) + bytes(ownHash) +
+           bytes(ownKey) + index.memoryUsage() + bytes(roundMemo) + bytes(roundMemoDone) +
+           bytes(map) + bytes(tentative) + bytes(unmatchable) + bytes(touched) + bytes(unmatched) +
+           bytes(classOf) + bytes(pending);
+}
+
+// --- GraphMerger ---
+
+GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base)
+    : state_(std::make_unique<State>(std::move(base))) {}
+GraphMerger::GraphMerger(GraphMerger&&) noexcept = default;
+GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
+GraphMerger::~GraphMerger() = default;
+
+PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId> placeholders) {
+    if (unit.base() || unit.firstId() != 1)
+        throw std::invalid_argument("GraphMerger::prepare: a unit graph must be standalone");
+    const uint32_t count = unit.ownCount();
+    PreparedUnit prepared;
+    prepared.unit_ = &unit;
+    prepared.placeholders_.assign(placeholders.begin(), placeholders.end());
+    std::sort(prepared.placeholders_.begin(), prepared.placeholders_.end());
+    prepared.placeholders_.erase(
+        std::unique(prepared.placeholders_.begin(), prepared.placeholders_.end()),
+        prepared.placeholders_.end());
+    if (!prepared.placeholders_.empty() &&
+        (prepared.placeholders_.front() == ir::kVoidType || prepared.placeholders_.back() > count))
+        throw std::invalid_argument("GraphMerger::prepare: a placeholder is not a unit type");
+
+    RefGraph& refs = prepared.refs_;
+    refs.reserve(count + 1, size_t{count} * 4);
+    refs.addLeaf(voidHash());
+    auto placeholder = prepared.placeholders_.begin();
+    for (TypeId id = 1; id <= count; ++id) {
+        if (placeholder != prepared.placeholders_.end() && *placeholder == id) {
+            refs.addLeaf(0); // stands for a merged type: its own content is meaningless
+            ++placeholder;
+        } else {
+            refs.addType(unit, id);
+        }
+    }
+    prepared.order_ = referencesFirst(refs);
+    if (prepared.placeholders_.empty())
+        prepared.hashes_ = refs.structuralHashes();
+    return prepared;
+}
+
+std::vector<TypeId> GraphMerger::merge(PreparedUnit&& unit, uint32_t unitOrder,
+                                       std::span<const TypeId> preMapped) {
+    return state_->merge(std::move(unit), unitOrder, preMapped);
+}
+
+std::vector<TypeId> GraphMerger::merge(const TypeGraph& unit, uint32_t unitOrder,
+                                       std::span<const TypeId> preMapped) {
+    std::vector<TypeId> placeholders;
+    for (TypeId id = 1; id <= preMapped.size(); ++id) {
+        if (preMapped[id - 1] != kNotPreMapped)
+            placeholders.push_back(id);
+    }
+    return merge(prepare(unit, placeholders), unitOrder, preMapped);
+}
+
+GraphMerger::Result GraphMerger::finish() && {
+    std::unique_ptr<State> state = std::move(state_);
+    return state->finish();
+}
+
+uint32_t GraphMerger::provisionalCount() const {
+    return state_->merged.ownCount();
+}
+
+size_t GraphMerger::memoryUsage() const {
+    return state_->memoryUsage();
+}
+
+} // namespace btforge::dedup

@@ -1,0 +1,289 @@
+#include "btforge/dwarf/DwarfConversion.h"
+
+#include "btforge/dedup/GraphMerger.h"
+#include "btforge/dwarf/FunctionMerger.h"
+
+#include <algorithm>
+#include <dwarf.h>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+namespace btforge::dwarf {
+namespace {
+
+using ir::TypeId;
+
+// Units merge in any order (whichever worker finishes first); the merger orders the result by
+// unit position, so the output never depends on scheduling.
+class UnitPipeline {
+public:
+    UnitPipeline(UnitReader& reader, std::shared_ptr<const ir::TypeGraph> base,
+                 plugin::Session& session, const DwarfConversionOptions& options,
+                 DwarfConversionReport& report)
+        : reader_(reader), session_(session), options_(options), report_(report),
+          merger_(std::move(base)), observations_(reader.unitCount()),
+          errors_(reader.unitCount()) {}
+
+    Expected<void> run() {
+        std::vector<size_t> partial, complete;
+        for (size_t i = 0; i < reader_.unitCount(); ++i)
+            (reader_.isPartialUnit(i) ? partial : complete).push_back(i);
+
+        session_.progress.begin("reading DWARF units", reader_.unitCount());
+        // Partial and type units first: complete units refer into them.
+        UnitDies scratch;
+        for (size_t i : partial)
+            processUnit(i, scratch);
+        session_.tasks.parallelFor(complete.size(), [&](size_t k) {
+            thread_local UnitDies dies;
+            processUnit(complete[k], dies);
+        });
+        session_.progress.end();
+        for (auto& error : errors_) {
+            if (error)
+                return std::move(*error); // the first failing unit in input order
+        }
+        return {};
+    }
+
+    dedup::GraphMerger& merger() { return merger_; }
+    std::vector<UnitObservations>& observations() { return observations_; }
+
+private:
+    bool excluded(const UnitDies& dies) const {
+        const auto& langs = options_.excludedLanguages;
+        return std::find(langs.begin(), langs.end(), dies.language) != langs.end();
+    }
+
+    void processUnit(size_t index, UnitDies& dies) {
+        if (auto read = reader_.readUnit(index, dies); !read) {
+            errors_[index] = std::move(read).error();
+            session_.progress.advance(1);
+            return;
+        }
+        if (excluded(dies)) {
+            std::lock_guard lock(mutex_);
+            ++report_.unitsExcluded;
+        } else {
+            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index));
+            reader_.releaseUnit(index);
+            mergeUnit(index, mapped);
+        }
+        session_.progress.advance(1);
+    }
+
+    void mergeUnit(size_t index, MappedUnit& mapped) {
+        std::vector<TypeId> placeholders;
+        for (const auto& external : mapped.externals)
+            placeholders.push_back(external.first);
+        // Hashing the unit needs no lock; only the merge itself is serial.
+        auto prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
+        std::lock_guard lock(mutex_);
+        for (const auto& [placeholder, target] : mapped.externals) {
+            auto it = exported_.find(target);
+            if (it != exported_.end()) {
+                mapped.preMapped[placeholder - 1] = it->second;
+            } else {
+                mapped.preMapped[placeholder - 1] = ir::kVoidType;
+                ++report_.unresolvedReferences;
+            }
+        }
+        std::vector<TypeId> merged =
+            merger_.merge(std::move(prepared), static_cast<uint32_t>(index), mapped.preMapped);
+        for (const auto& [offset, local] : mapped.exportedTypes)
+            exported_.emplace(offset, local == ir::kVoidType ? ir::kVoidType : merged[local - 1]);
+        report_.typesBeforeDedup += mapped.graph.ownCount();
+        report_.referencesAsPointers += mapped.referencesAsPointers;
+        for (const UnmappedDies& u : mapped.unmapped) {
+            auto it = std::find_if(report_.unmapped.begin(), report_.unmapped.end(),
+                                   [&](const UnmappedDies& r) { return r.tag == u.tag; });
+            if (it == report_.unmapped.end())
+                report_.unmapped.push_back(u);
+            else
+                it->count += u.count;
+        }
+        mapped.observations.remapTypes(merged, 1);
+        observations_[index] = std::move(mapped.observations);
+    }
+
+    UnitReader& reader_;
+    plugin::Session& session_;
+    const DwarfConversionOptions& options_;
+    DwarfConversionReport& report_;
+    std::mutex mutex_;
+    dedup::GraphMerger merger_;
+    std::unordered_map<DieOffset, TypeId> exported_;
+    std::vector<UnitObservations> observations_;
+    std::vector<std::optional<Error>> errors_;
+};
+
+// Adds the FUNC_PROTOs, FUNCs and their DECL_TAGs, reusing an identical FUNC_PROTO already in
+// the graph (function pointers of the same signature, or another function's).
+class FunctionEmitter {
+public:
+    explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph) {
+        for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+            if (graph.kind(id) == ir::Kind::FuncProto)
+                protos_.emplace(key(graph.getAs<ir::FuncProtoType>(id)), id);
+        }
+    }
+
+    void emit(const FunctionDecision& d, const UnitObservations& obs, bool withTags) {
+        const FunctionObservation& f = *d.chosen;
+        params_.clear();
+        for (const ParamObservation& p : obs.paramsOf(f))
+            params_.push_back({graph_.intern(p.name), p.type});
+        if (f.facts & kFunctionVarargs)
+            params_.push_back({ir::kNoName, ir::kVoidType});
+        ir::FuncProtoType proto{ir::kNoName, f.returnType, params_};
+        auto [it, added] = protos_.emplace(key(proto), 0);
+        if (added)
+            it->second = graph_.add(proto);
+        // Static linkage for all, as pahole writes kernel BTF: what matters to a tracer is the
+        // name and the prototype, and tools compare against pahole's output.
+        TypeId func = graph_.add(ir::FuncType{graph_.intern(d.name), it->second,
+                                              ir::FuncLinkage::Static});
+        if (withTags) {
+            for (const TagObservation& t : obs.tagsOf(f))
+                graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
+        }
+    }
+
+private:
+    std::string key(const ir::FuncProtoType& p) const {
+        std::string k = std::to_string(p.returnType);
+        for (const ir::Param& param : p.params)
+            k += ',' + std::to_string(param.type) + ':' + std::string(graph_.str(param.name));
+        return k;
+    }
+
+    ir::TypeGraph& graph_;
+    std::unordered_map<std::string, TypeId> protos_;
+    std::vector<ir::Param> params_;
+};
+
+// Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with
+// global_var, every variable with a static address, one DATASEC per data section.
+bool isCompilerGeneratedName(std::string_view name) {
+    for (std::string_view prefix : {"__UNIQUE_ID", "__tpstrtab_", "__exitcall_",
+                                    "__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_"}) {
+        if (name.starts_with(prefix))
+            return true;
+    }
+    return false;
+}
+
+void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
+                   const elf::ElfSymbolTable& elf, const UnitReader& reader,
+                   const FeatureSet& features, DwarfConversionReport& report) {
+    struct Placed {
+        uint32_t section;
+        uint64_t offset;
+        uint64_t size;
+        const VariableObservation* var;
+    };
+    std::vector<Placed> placed;
+    for (const VariableObservation& v : obs.variables) {
+        if (!v.hasAddress || isCompilerGeneratedName(v.name) || v.type == ir::kVoidType)
+            continue;
+        auto where = reader.locate(v.address);
+        const elf::ElfSection* section = where ? elf.section(where->section) : nullptr;
+        if (!section)
+            continue;
+        bool percpu = section->name == ".data..percpu";
+        if (!(percpu ? features.has(Feature::Var) : features.has(Feature::GlobalVar)))
+            continue;
+        // Offset 0 is also where section-start markers sit: only a symbol of that very name
+        // there proves the variable is real.
+        if (where->offset == 0) {
+            auto objects = elf.objectsIn(where->section);
+            if (std::none_of(objects.begin(), objects.end(),
+                             [&](const elf::ElfObject& o) { return o.name == v.name; }))
+                continue;
+        }
+        auto size = ir::sizeOf(graph, v.type);
+        if (!size || *size == 0 || *size > UINT32_MAX || where->offset > UINT32_MAX)
+            continue;
+        placed.push_back({where->section, where->offset, *size, &v});
+    }
+    std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+        return std::tie(a.section, a.offset, a.var->unit, a.var->die) <
+               std::tie(b.section, b.offset, b.var->unit, b.var->die);
+    });
+
+    std::vector<ir::VarSecInfo> entries;
+    for (size_t begin = 0; begin < placed.size();) {
+        size_t end = begin;
+        entries.clear();
+        for (; end < placed.size() && placed[end].section == placed[begin].section; ++end) {
+            const Placed& p = placed[end];
+            TypeId var = graph.add(ir::VarType{graph.intern(p.var->name), p.var->type,
+                                               p.var->external ? ir::VarLinkage::GlobalAllocated
+                                                               : ir::VarLinkage::Static});
+            entries.push_back({var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
+            ++report.variables;
+        }
+        // The section's size would include what BTF does not describe: end at the last variable.
+        const ir::VarSecInfo& last = entries.back();
+        const elf::ElfSection* section = elf.section(placed[begin].section);
+        graph.add(ir::DatasecType{graph.intern(section->name), last.offset + last.size, entries});
+        begin = end;
+    }
+}
+
+} // namespace
+
+Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTable& elf,
+                                     std::shared_ptr<const ir::TypeGraph> base,
+                                     plugin::Session& session,
+                                     const DwarfConversionOptions& options,
+                                     DwarfConversionReport& report) {
+    UnitPipeline pipeline(reader, std::move(base), session, options, report);
+    if (auto ran = pipeline.run(); !ran)
+        return std::move(ran).error();
+
+    auto [graph, finalIds] = std::move(pipeline.merger()).finish();
+    UnitObservations all;
+    for (UnitObservations& unit : pipeline.observations()) {
+        unit.remapTypes(finalIds, 0);
+        all.append(std::move(unit));
+    }
+
+    const FeatureSet& features = options.features;
+    FunctionEmitter functions(graph);
+    for (const FunctionDecision& d : decideFunctions(all, elf, reader, features)) {
+        if (d.chosen) {
+            functions.emit(d, all, features.has(Feature::DeclTag));
+            ++report.functions;
+        } else {
+            report.skippedFunctions.push_back({std::string(d.name), std::string(d.skipReason)});
+        }
+    }
+    emitVariables(graph, all, elf, reader, features, report);
+    return std::move(graph);
+}
+
+Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {
+    static const std::map<std::string, uint16_t, std::less<>> kLanguages = {
+        {"c", DW_LANG_C},         {"c89", DW_LANG_C89},     {"c99", DW_LANG_C99},
+        {"c11", DW_LANG_C11},     {"c++", DW_LANG_C_plus_plus}, {"ada", DW_LANG_Ada83},
+        {"fortran", DW_LANG_Fortran90}, {"go", DW_LANG_Go}, {"rust", DW_LANG_Rust},
+        {"asm", DW_LANG_Mips_Assembler}};
+    std::vector<uint16_t> codes;
+    while (!names.empty()) {
+        auto comma = names.find(',');
+        std::string_view word = names.substr(0, comma);
+        names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+        if (word.empty())
+            continue;
+        auto it = kLanguages.find(word);
+        if (it == kLanguages.end())
+            return Error::usage("unknown language '" + std::string(word) + "' in --lang-exclude");
+        codes.push_back(it->second);
+    }
+    return codes;
+}
+
+} // namespace btforge::dwarf

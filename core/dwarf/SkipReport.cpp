@@ -1,0 +1,73 @@
+#include "btforge/dwarf/SkipReport.h"
+
+#include "btforge/support/AtomicFile.h"
+
+#include <map>
+#include <sstream>
+
+namespace btforge::dwarf {
+namespace {
+
+std::string hex(uint64_t value) {
+    std::ostringstream out;
+    out << "0x" << std::hex << value;
+    return out.str();
+}
+
+void writeJsonString(std::ostream& out, std::string_view s) {
+    out << '"';
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out << '\\' << c;
+        else if (static_cast<unsigned char>(c) < 0x20)
+            out << "\\u00" << "0123456789abcdef"[(c >> 4) & 0xf] << "0123456789abcdef"[c & 0xf];
+        else
+            out << c;
+    }
+    out << '"';
+}
+
+} // namespace
+
+void warnAbout(const DwarfConversionReport& report, const std::string& path,
+               plugin::Diagnostics& diagnostics) {
+    for (const UnmappedDies& u : report.unmapped)
+        diagnostics.warning(path + ": " + std::to_string(u.count) + " DIE(s) with tag " +
+                            hex(u.tag) + " (e.g. at " + hex(u.example) + "): " + u.why);
+    if (report.referencesAsPointers)
+        diagnostics.warning(path + ": " + std::to_string(report.referencesAsPointers) +
+                            " C++ reference type(s) encoded as pointers");
+    if (report.unresolvedReferences)
+        diagnostics.warning(path + ": " + std::to_string(report.unresolvedReferences) +
+                            " reference(s) into units that could not be read, encoded as void");
+}
+
+Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::string& path) {
+    auto file = AtomicFile::create(path);
+    if (!file)
+        return std::move(file).error();
+    std::ostream& out = file->stream();
+    std::map<std::string, size_t> counts;
+    out << "{\"skipped\":[";
+    for (size_t i = 0; i < report.skippedFunctions.size(); ++i) {
+        const SkippedFunction& s = report.skippedFunctions[i];
+        out << (i ? ",\n" : "\n") << "{\"name\":";
+        writeJsonString(out, s.name);
+        out << ",\"reason\":";
+        writeJsonString(out, s.reason);
+        out << '}';
+        ++counts[s.reason];
+    }
+    out << "\n],\"counts\":{";
+    bool first = true;
+    for (const auto& [reason, count] : counts) {
+        out << (first ? "" : ",");
+        writeJsonString(out, reason);
+        out << ':' << count;
+        first = false;
+    }
+    out << "}}\n";
+    return file->commit();
+}
+
+} // namespace btforge::dwarf

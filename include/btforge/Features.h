@@ -1,0 +1,49 @@
+// The optional parts of an encoding, by pahole's --btf_features names, so build scripts can
+// pass the same words to btforge.
+#pragma once
+
+#include "btforge/support/Error.h"
+
+#include <bitset>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace btforge {
+
+enum class Feature : uint8_t {
+    EncodeForce,       // keep going past DWARF the encoder cannot represent
+    Var,               // per-CPU variables in DATASEC .data..percpu
+    Float,             // FLOAT kind (otherwise floats become void)
+    DeclTag,           // DECL_TAG from btf_decl_tag annotations
+    TypeTag,           // TYPE_TAG from btf_type_tag annotations
+    Enum64,            // ENUM64 kind (otherwise 64-bit enums are truncated to ENUM)
+    OptimizedFunc,     // functions the compiler specialised (.isra, .constprop) under their name
+    ConsistentFunc,    // skip functions whose instances disagree
+    DeclTagKfuncs,     // DECL_TAG 'bpf_kfunc' on kfuncs
+    GlobalVar,         // every global variable, one DATASEC per section
+    TrueSignature,     // (accepted; see docs/functions.md)
+    DistilledBase,     // (accepted; not implemented)
+    Attributes,        // (accepted; not implemented)
+    Layout,            // (accepted; not implemented)
+    ReproducibleBuild, // a no-op: btforge output never depends on scheduling
+    Count
+};
+
+class FeatureSet {
+public:
+    // pahole's default set: encode_force var float decl_tag type_tag enum64 optimized_func
+    // consistent_func decl_tag_kfuncs.
+    static FeatureSet defaults();
+    // Comma-separated words or a list; "default" and "all" name sets. Unknown names are an error.
+    static Expected<FeatureSet> parse(std::span<const std::string> names);
+
+    bool has(Feature f) const { return bits_.test(static_cast<size_t>(f)); }
+    void set(Feature f, bool on = true) { bits_.set(static_cast<size_t>(f), on); }
+    static std::string_view name(Feature f);
+
+private:
+    std::bitset<static_cast<size_t>(Feature::Count)> bits_;
+};
+
+} // namespace btforge

@@ -1,0 +1,91 @@
+// Deduplication: merges the type graphs of many units (compile units) into one minimal graph.
+//
+// Two types are equivalent when they are bisimilar: equal labels (everything but the ids they
+// refer to; see core/dedup/TypeLabel.h) and equivalent references in the same positions, cycles
+// included. The merged graph is kept minimal as units arrive; finish() then resolves forward
+// declarations, minimises once more and numbers types by first appearance, so the result depends
+// on the units and their unitOrder only, never on the order merge() saw them in.
+//
+// Use: prepare() units in parallel (pure, per unit), then merge() them one at a time (the short
+// serial part, under the caller's lock), then finish() once.
+#pragma once
+
+#include "btforge/dedup/RefGraph.h"
+#include "btforge/ir/TypeGraph.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace btforge::dedup {
+
+// preMapped value of a unit type that is not a placeholder.
+inline constexpr ir::TypeId kNotPreMapped = UINT32_MAX;
+
+// What merge() needs from one unit that does not depend on the merged graph: references, label
+// and structural hashes, and the order to visit types in. Refers to the unit graph, which must
+// outlive it.
+class PreparedUnit {
+public:
+    const ir::TypeGraph& unit() const { return *unit_; }
+    size_t memoryUsage() const;
+
+private:
+    friend class GraphMerger;
+
+    const ir::TypeGraph* unit_ = nullptr;
+    RefGraph refs_;                        // node = unit type id, 0 = void
+    std::vector<uint64_t> hashes_;         // structural hash per node; empty until placeholders are
+                                           // resolved, when the unit has any
+    std::vector<ir::TypeId> order_;        // references before referrers, except around cycles
+    std::vector<ir::TypeId> placeholders_; // sorted
+};
+
+class GraphMerger {
+public:
+    // Types equivalent to a type of `base` (vmlinux for a module) map to the smallest equivalent
+    // base id and are never repeated. Merged ids continue the base's.
+    explicit GraphMerger(std::shared_ptr<const ir::TypeGraph> base = nullptr);
+    GraphMerger(GraphMerger&&) noexcept;
+    GraphMerger& operator=(GraphMerger&&) noexcept;
+    ~GraphMerger();
+
+    // Thread-safe and independent of any merger. `unit` is standalone (no base, ids from 1);
+    // `placeholders` lists its types that stand for types merged earlier (any order), whose
+    // targets merge() gets through preMapped.
+    static PreparedUnit prepare(const ir::TypeGraph& unit,
+                                std::span<const ir::TypeId> placeholders = {});
+
+    // Merges one prepared unit; calls must be serialised. unitOrder is the unit's position in the
+    // input and orders the final graph. preMapped is empty or has one entry per unit type:
+    // kNotPreMapped, or for each placeholder the merged (provisional or base) id it stands for.
+    // Returns the provisional merged id of every unit type, type i at index i - 1. Throws
+    // std::invalid_argument when preMapped disagrees with the placeholders or names an unknown
+    // id.
+    std::vector<ir::TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
+                                  std::span<const ir::TypeId> preMapped = {});
+    // prepare() and merge() in one call, placeholders taken from preMapped.
+    std::vector<ir::TypeId> merge(const ir::TypeGraph& unit, uint32_t unitOrder,
+                                  std::span<const ir::TypeId> preMapped = {});
+
+    struct Result {
+        ir::TypeGraph graph; // over the base, when there is one
+        // Final id of every id merge() returned (provisional and base ids, void), by that id.
+        std::vector<ir::TypeId> finalIdOfProvisional;
+    };
+    // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
+    // struct, union or enum of its name, when there is exactly one), minimises the whole graph
+    // again and numbers types by the first unit type (unitOrder, id) each stands for.
+    Result finish() &&;
+
+    // Own types merged so far (before finish()).
+    uint32_t provisionalCount() const;
+    size_t memoryUsage() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+} // namespace btforge::dedup

@@ -1,0 +1,49 @@
+// DWARF -> TypeGraph, the whole way: units read and mapped in parallel, merged into one
+// deduplicated graph, then functions decided and variables placed. Both DWARF loaders call this
+// with their own UnitReader.
+#pragma once
+
+#include "btforge/Features.h"
+#include "btforge/dwarf/UnitMapper.h"
+#include "btforge/dwarf/UnitReader.h"
+#include "btforge/elf/ElfSymbolTable.h"
+#include "btforge/ir/TypeGraph.h"
+#include "btforge/plugin/Session.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace btforge::dwarf {
+
+struct DwarfConversionOptions {
+    FeatureSet features = FeatureSet::defaults();
+    std::vector<uint16_t> excludedLanguages; // DW_LANG_* codes whose units are skipped
+};
+
+struct SkippedFunction {
+    std::string name;
+    std::string reason;
+};
+
+struct DwarfConversionReport {
+    std::vector<SkippedFunction> skippedFunctions; // sorted by name
+    std::vector<UnmappedDies> unmapped;
+    uint32_t referencesAsPointers = 0;
+    uint32_t unitsExcluded = 0;
+    uint32_t unresolvedReferences = 0; // references into units btforge could not read
+    uint64_t typesBeforeDedup = 0;
+    uint32_t functions = 0;
+    uint32_t variables = 0;
+};
+
+Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTable& elf,
+                                     std::shared_ptr<const ir::TypeGraph> base,
+                                     plugin::Session& session,
+                                     const DwarfConversionOptions& options,
+                                     DwarfConversionReport& report);
+
+// Parses --lang-exclude style names ("rust,go") into DW_LANG codes.
+Expected<std::vector<uint16_t>> parseLanguages(std::string_view names);
+
+} // namespace btforge::dwarf

@@ -1,0 +1,18 @@
+// How a DWARF conversion tells the user what it left out: counted warnings, and the full list
+// of skipped functions as JSON (--report-skipped).
+#pragma once
+
+#include "btforge/dwarf/DwarfConversion.h"
+#include "btforge/plugin/Session.h"
+
+namespace btforge::dwarf {
+
+// One warning per kind of DIE the mapper could not express (with an example offset), one for
+// C++ references, one for unresolved cross-unit references, one for excluded units.
+void warnAbout(const DwarfConversionReport& report, const std::string& path,
+               plugin::Diagnostics& diagnostics);
+
+// {"skipped":[{"name":"...","reason":"..."},...],"counts":{"reason":N,...}}, written atomically.
+Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::string& path);
+
+} // namespace btforge::dwarf

@@ -1,0 +1,531 @@
+#include "btforge/dedup/GraphMerger.h"
+
+#include "BtfTestSupport.h"
+
+#include "btforge/btf/BtfWriter.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace btforge;
+using namespace btforge::ir;
+using dedup::GraphMerger;
+
+namespace {
+
+// Merges units[i] with unitOrder i, in the order `order` gives (input order when empty).
+GraphMerger::Result mergeAll(const std::vector<TypeGraph>& units, std::vector<size_t> order = {},
+                             std::shared_ptr<const TypeGraph> base = nullptr) {
+    if (order.empty()) {
+        order.resize(units.size());
+        std::iota(order.begin(), order.end(), 0);
+    }
+    GraphMerger merger(std::move(base));
+    for (size_t i : order)
+        merger.merge(units[i], static_cast<uint32_t>(i));
+    return std::move(merger).finish();
+}
+
+std::string mergedDump(const std::vector<TypeGraph>& units) {
+    return test::dump(mergeAll(units).graph);
+}
+
+// Builds unit graphs tersely.
+struct Unit {
+    TypeGraph g;
+    StrId n(std::string_view s) { return g.intern(s); }
+    TypeId integer(std::string_view name, uint32_t size = 4) {
+        return g.add(IntType{n(name), size, int_encoding::kSigned, 0, uint8_t(size * 8)});
+    }
+    TypeId ptr(TypeId to) { return g.add(PtrType{kNoName, to}); }
+    TypeId fwd(std::string_view name, bool isUnion = false) {
+        return g.add(FwdType{n(name), isUnion});
+    }
+    // A struct whose members are named m0, m1, ... at 64-bit steps.
+    TypeId structure(std::string_view name, std::initializer_list<TypeId> types) {
+        std::vector<Member> members;
+        for (TypeId t : types)
+            members.push_back(
+                {n("m" + std::to_string(members.size())), t, uint32_t(members.size() * 64), 0});
+        return g.add(StructType{n(name), uint32_t(types.size() * 8), members});
+    }
+    // Reserves the next id for a type added later (cycles).
+    TypeId next() const { return g.endId(); }
+};
+
+// --- an oracle: a small type language, units built from it, and equivalence by brute force ---
+
+struct Spec {
+    Kind kind;
+    std::string name;
+    uint32_t size = 0;          // INT/STRUCT size, ARRAY count, FWD union flag
+    std::vector<uint32_t> refs; // spec indexes
+};
+
+// The label as text, for the oracle; spec members are named by position.
+std::string labelOf(const Spec& s) {
+    return std::to_string(int(s.kind)) + "|" + s.name + "|" + std::to_string(s.size) + "|" +
+           std::to_string(s.refs.size());
+}
+
+// Brute-force bisimilarity: start from "same label", drop pairs whose references disagree, until
+// nothing changes.
+std::vector<std::vector<bool>> bisimilar(const std::vector<Spec>& specs) {
+    const size_t count = specs.size();
+    std::vector<std::vector<bool>> same(count, std::vector<bool>(count));
+    for (size_t a = 0; a < count; ++a) {
+        for (size_t b = 0; b < count; ++b)
+            same[a][b] = labelOf(specs[a]) == labelOf(specs[b]);
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t a = 0; a < count; ++a) {
+            for (size_t b = 0; b < count; ++b) {
+                if (!same[a][b])
+                    continue;
+                for (size_t i = 0; i < specs[a].refs.size(); ++i) {
+                    if (!same[specs[a].refs[i]][specs[b].refs[i]]) {
+                        same[a][b] = false;
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return same;
+}
+
+// Random specs with cycles, shared names, and a duplicated region (so the input itself holds
+// equivalent copies, as separate compile units do).
+std::vector<Spec> randomSpecs(std::mt19937& rng, size_t count) {
+    auto pick = [&](size_t n) { return size_t(rng() % n); };
+    const char* names[] = {"a", "b", "c"};
+    std::vector<Spec> specs;
+    specs.push_back({Kind::Int, "int", 4, {}});
+    specs.push_back({Kind::Int, "long", 8, {}});
+    while (specs.size() < count) {
+        const Kind kinds[] = {Kind::Ptr,   Kind::Typedef, Kind::Const,  Kind::Array,
+                              Kind::Union, Kind::Struct,  Kind::Struct, Kind::FuncProto};
+        Spec s{kinds[pick(8)], names[pick(3)], uint32_t(pick(2) * 8), {}};
+        if (s.kind != Kind::Typedef && s.kind != Kind::Union && s.kind != Kind::Struct)
+            s.name = "";
+        else if (s.kind == Kind::Struct && pick(4) == 0)
+            s.name = ""; // anonymous
+        if (isReferenceKind(s.kind) || s.kind == Kind::FuncProto)
+            s.size = 0;
+        size_t refs = s.kind == Kind::Array ? 2 : isReferenceKind(s.kind) ? 1 : 1 + pick(3);
+        for (size_t i = 0; i < refs; ++i)
+            s.refs.push_back(uint32_t(pick(count)));
+        if (s.kind == Kind::Array)
+            s.refs[1] = 0; // index type: int
+        specs.push_back(s);
+    }
+    // Copy a window of specs, references inside the window going to the copies.
+    const size_t from = 2 + pick(count / 2), length = count / 5;
+    for (size_t i = from; i < from + length; ++i) {
+        Spec copy = specs[i];
+        for (uint32_t& r : copy.refs) {
+            if (r >= from && r < from + length)
+                r = uint32_t(count + r - from);
+        }
+        specs.push_back(copy);
+    }
+    return specs;
+}
+
+std::vector<uint32_t> closure(const std::vector<Spec>& specs, std::vector<uint32_t> roots) {
+    std::vector<bool> seen(specs.size());
+    std::vector<uint32_t> out;
+    while (!roots.empty()) {
+        uint32_t s = roots.back();
+        roots.pop_back();
+        if (seen[s])
+            continue;
+        seen[s] = true;
+        out.push_back(s);
+        roots.insert(roots.end(), specs[s].refs.begin(), specs[s].refs.end());
+    }
+    return out;
+}
+
+// A unit holding the given specs in a shuffled order (so ids and string ids differ per unit).
+TypeGraph buildUnit(const std::vector<Spec>& specs, std::vector<uint32_t> members,
+                    std::mt19937& rng) {
+    std::shuffle(members.begin(), members.end(), rng);
+    std::vector<TypeId> idOf(specs.size(), kVoidType);
+    for (size_t i = 0; i < members.size(); ++i)
+        idOf[members[i]] = TypeId(i + 1);
+    TypeGraph g;
+    for (uint32_t m : members) {
+        const Spec& s = specs[m];
+        StrId name = g.intern(s.name);
+        auto ref = [&](size_t i) { return idOf[s.refs[i]]; };
+        auto memberName = [&](size_t i) { return g.intern("f" + std::to_string(i)); };
+        switch (s.kind) {
+        case Kind::Int:
+            g.add(IntType{name, s.size, 0, 0, uint8_t(s.size * 8)});
+            break;
+        case Kind::Ptr:
+            g.add(PtrType{name, ref(0)});
+            break;
+        case Kind::Typedef:
+            g.add(TypedefType{name, ref(0)});
+            break;
+        case Kind::Const:
+            g.add(ConstType{name, ref(0)});
+            break;
+        case Kind::Array:
+            g.add(ArrayType{name, ref(0), ref(1), s.size});
+            break;
+        case Kind::FuncProto: {
+            std::vector<Param> params;
+            for (size_t i = 1; i < s.refs.size(); ++i)
+                params.push_back({memberName(i), ref(i)});
+            g.add(FuncProtoType{name, ref(0), params});
+            break;
+        }
+        default: {
+            std::vector<Member> fields;
+            for (size_t i = 0; i < s.refs.size(); ++i)
+                fields.push_back({memberName(i), ref(i), uint32_t(i * 64), 0});
+            if (s.kind == Kind::Union)
+                g.add(UnionType{name, s.size, fields});
+            else
+                g.add(StructType{name, s.size, fields});
+        }
+        }
+    }
+    return g;
+}
+
+// Every pair of types in `g` is inequivalent (checked by brute force on the graph itself).
+bool isMinimal(const TypeGraph& g) {
+    std::vector<Spec> specs(g.endId());
+    specs[0] = {Kind::Void, "", 0, {}};
+    for (TypeId id = 1; id < g.endId(); ++id) {
+        Spec& s = specs[id];
+        s.kind = g.kind(id);
+        s.name = g.name(id);
+        std::visit(
+            [&](const auto& t) {
+                if constexpr (requires { t.members; }) {
+                    s.size = t.size;
+                    for (const Member& m : t.members)
+                        s.refs.push_back(m.type);
+                } else if constexpr (requires { t.params; }) {
+                    s.refs.push_back(t.returnType);
+                    for (const Param& p : t.params)
+                        s.refs.push_back(p.type);
+                } else if constexpr (requires { t.elemType; }) {
+                    s.size = t.count;
+                    s.refs = {t.elemType, t.indexType};
+                } else if constexpr (requires { t.type; }) {
+                    s.refs.push_back(t.type);
+                } else if constexpr (requires { t.size; }) {
+                    s.size = t.size;
+                }
+            },
+            g.get(id));
+    }
+    auto same = bisimilar(specs);
+    for (TypeId a = 1; a < g.endId(); ++a) {
+        for (TypeId b = a + 1; b < g.endId(); ++b) {
+            if (same[a][b])
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("GraphMerger: identical units collapse, pointer cycles included") {
+    std::vector<TypeGraph> units;
+    for (int variant = 0; variant < 2; ++variant) {
+        Unit u;
+        // struct node { struct node *m0; int m1; }, ids in a different order per unit
+        TypeId i = variant ? u.integer("int") : kVoidType;
+        TypeId node = u.next();
+        u.structure("node", {node + 1, variant ? i : node + 2});
+        u.ptr(node);
+        if (!variant)
+            u.integer("int");
+        units.push_back(std::move(u.g));
+    }
+    GraphMerger::Result result = mergeAll(units);
+    CHECK(result.graph.ownCount() == 3);
+    CHECK(test::dump(result.graph) == "[1] STRUCT 'node' size=16 kflag=0 'm0':2@0/0 'm1':3@64/0\n"
+                                      "[2] PTR '' type=1 kflag=0\n"
+                                      "[3] INT 'int' size=4 enc=1 off=0 bits=32\n");
+}
+
+TEST_CASE("GraphMerger: a unit's own duplicates collapse, also around cycles") {
+    Unit u;
+    TypeId a = u.next();
+    u.structure("list", {a + 1});
+    u.ptr(a + 2); // points at the copy: still equivalent
+    u.structure("list", {a + 3});
+    u.ptr(a);
+    std::vector<TypeGraph> units;
+    units.push_back(std::move(u.g));
+    CHECK(mergeAll(units).graph.ownCount() == 2);
+}
+
+TEST_CASE("GraphMerger: same-named structs differing in one member type stay apart") {
+    std::vector<TypeGraph> units;
+    for (const char* type : {"int", "long"}) {
+        Unit u;
+        TypeId t = u.integer(type);
+        u.ptr(u.structure("s", {t}));
+        units.push_back(std::move(u.g));
+    }
+    const GraphMerger::Result result = mergeAll(units);
+    CHECK(result.graph.ownCount() == 6);
+    CHECK(isMinimal(result.graph));
+}
+
+TEST_CASE("GraphMerger: FWD resolution") {
+    auto full = [](const char* member) {
+        Unit u;
+        u.ptr(u.structure("s", {u.integer(member)}));
+        return std::move(u.g);
+    };
+    auto declared = [](bool isUnion) {
+        Unit u;
+        u.g.add(FuncProtoType{kNoName, kVoidType,
+                              std::vector<Param>{{kNoName, u.ptr(u.fwd("s", isUnion))}}});
+        return std::move(u.g);
+    };
+    SUBCASE("the only struct of its name, declared in another unit") {
+        std::vector<TypeGraph> units;
+        units.push_back(declared(false));
+        units.push_back(full("int"));
+        // the FWD's pointer becomes the struct's, and the proto points at it
+        // (the struct takes the FWD's place in the order)
+        CHECK(mergedDump(units) == "[1] STRUCT 's' size=8 kflag=0 'm0':4@0/0\n"
+                                   "[2] PTR '' type=1 kflag=0\n"
+                                   "[3] FUNC_PROTO '' ret=0 '':2\n"
+                                   "[4] INT 'int' size=4 enc=1 off=0 bits=32\n");
+    }
+    SUBCASE("two different structs of that name: the FWD stays") {
+        std::vector<TypeGraph> units;
+        units.push_back(full("int"));
+        units.push_back(full("long"));
+        units.push_back(declared(false));
+        CHECK(mergeAll(units).graph.ownCount() == 6 + 3);
+    }
+    SUBCASE("a union FWD does not become a struct") {
+        std::vector<TypeGraph> units;
+        units.push_back(full("int"));
+        units.push_back(declared(true));
+        CHECK(mergeAll(units).graph.ownCount() == 3 + 3);
+    }
+    SUBCASE("resolving can make another name unique") {
+        // b is unique: a FWD b resolves, which makes the two 'a' one, which resolves FWD a.
+        std::vector<TypeGraph> units;
+        Unit one;
+        TypeId b = one.structure("b", {one.integer("int")});
+        one.structure("a", {one.ptr(b)});
+        units.push_back(std::move(one.g));
+        Unit two;
+        two.structure("a", {two.ptr(two.fwd("b"))});
+        units.push_back(std::move(two.g));
+        Unit three;
+        three.ptr(three.fwd("a"));
+        units.push_back(std::move(three.g));
+        const GraphMerger::Result result = mergeAll(units);
+        CHECK(result.graph.ownCount() == 5); // int, b, b*, a, a*
+        CHECK(isMinimal(result.graph));
+    }
+    SUBCASE("declarations on a cycle resolve together") {
+        // Each name has two definitions until the other name resolves.
+        std::vector<TypeGraph> units;
+        Unit one;
+        TypeId a = one.next();
+        one.structure("a", {a + 1});
+        one.ptr(a + 2);
+        one.structure("b", {a + 3});
+        one.ptr(a);
+        units.push_back(std::move(one.g));
+        Unit two;
+        two.structure("a", {two.ptr(two.fwd("b"))});
+        units.push_back(std::move(two.g));
+        Unit three;
+        three.structure("b", {three.ptr(three.fwd("a"))});
+        units.push_back(std::move(three.g));
+        CHECK(mergeAll(units).graph.ownCount() == 4);
+    }
+}
+
+TEST_CASE("GraphMerger: anonymous structs nested in named ones") {
+    std::vector<TypeGraph> units;
+    for (const char* member : {"int", "int", "long"}) {
+        Unit u;
+        TypeId anon = u.structure("", {u.integer(member)});
+        u.structure("outer", {anon, u.integer("char", 1)});
+        units.push_back(std::move(u.g));
+    }
+    const GraphMerger::Result result = mergeAll(units);
+    // int, anon{int}, char, outer; long, anon{long}, outer
+    CHECK(result.graph.ownCount() == 7);
+    CHECK(isMinimal(result.graph));
+}
+
+TEST_CASE("GraphMerger: an enum declaration becomes its only definition of that size") {
+    auto definition = [](bool wide) {
+        Unit u;
+        const Enumerator values[] = {{u.n("ONE"), 1}};
+        if (wide)
+            u.g.add(Enum64Type{u.n("e"), 8, values});
+        else
+            u.g.add(EnumType{u.n("e"), 4, values});
+        return std::move(u.g);
+    };
+    auto declaration = [](uint32_t size) {
+        Unit u;
+        u.ptr(u.g.add(EnumType{u.n("e"), size, {}}));
+        return std::move(u.g);
+    };
+    std::vector<TypeGraph> units;
+    units.push_back(declaration(4));
+    units.push_back(definition(false));
+    units.push_back(declaration(8));
+    CHECK(mergedDump(units) == "[1] ENUM 'e' size=4 signed=0 'ONE'=1\n"
+                               "[2] PTR '' type=1 kflag=0\n"
+                               "[3] ENUM 'e' size=8 signed=0\n"
+                               "[4] PTR '' type=3 kflag=0\n");
+    units.push_back(definition(true)); // now the 8-byte declaration has its ENUM64
+    CHECK(mergeAll(units).graph.ownCount() == 4);
+}
+
+TEST_CASE("GraphMerger: types of the base map to the smallest equivalent base id") {
+    Unit b;
+    TypeId baseInt = b.integer("int");
+    TypeId baseStruct = b.structure("s", {baseInt});
+    TypeId basePtr = b.ptr(baseStruct);
+    b.integer("int"); // a duplicate in the base: never chosen
+    auto base = std::make_shared<const TypeGraph>(std::move(b.g));
+
+    Unit u;
+    TypeId i = u.integer("int");
+    TypeId s = u.structure("s", {i});
+    TypeId p = u.ptr(s);
+    TypeId t = u.structure("t", {p, i});
+    GraphMerger merger(base);
+    std::vector<TypeId> provisional = merger.merge(u.g, 0);
+    CHECK(provisional[i - 1] == baseInt);
+    CHECK(provisional[s - 1] == baseStruct);
+    CHECK(provisional[p - 1] == basePtr);
+    CHECK(provisional[t - 1] == 5);
+    GraphMerger::Result result = std::move(merger).finish();
+    REQUIRE(result.graph.ownCount() == 1);
+    CHECK(result.graph.firstId() == 5);
+    CHECK(result.finalIdOfProvisional[provisional[t - 1]] == 5);
+    CHECK(result.finalIdOfProvisional[basePtr] == basePtr);
+    const auto st = result.graph.getAs<StructType>(5);
+    CHECK(st.members[0].type == basePtr);
+    CHECK(st.members[1].type == baseInt);
+    CHECK(!btf::writeBtf(result.graph)->empty());
+}
+
+TEST_CASE("GraphMerger: a FWD resolves to a base struct, joining a base type") {
+    Unit b;
+    TypeId baseStruct = b.structure("s", {b.integer("int")});
+    TypeId basePtr = b.ptr(baseStruct);
+    auto base = std::make_shared<const TypeGraph>(std::move(b.g));
+    Unit u;
+    TypeId p = u.ptr(u.fwd("s"));
+    GraphMerger merger(base);
+    std::vector<TypeId> provisional = merger.merge(u.g, 0);
+    GraphMerger::Result result = std::move(merger).finish();
+    CHECK(result.graph.ownCount() == 0);
+    CHECK(result.finalIdOfProvisional[provisional[p - 1]] == basePtr);
+}
+
+TEST_CASE("GraphMerger: placeholders stand for types merged earlier") {
+    auto whole = [] {
+        Unit u;
+        TypeId s = u.structure("s", {u.integer("int")});
+        u.structure("t", {u.ptr(s)});
+        return std::move(u.g);
+    };
+    Unit first;
+    TypeId s = first.structure("s", {first.integer("int")});
+    // Refers to `s` of the first unit through a placeholder.
+    Unit second;
+    TypeId placeholder = second.fwd("");
+    TypeId t = second.structure("t", {second.ptr(placeholder)});
+    TypeGraph third = whole();
+
+    for (bool thirdFirst : {false, true}) {
+        GraphMerger merger;
+        if (thirdFirst)
+            merger.merge(third, 2);
+        std::vector<TypeId> firstIds = merger.merge(first.g, 0);
+        std::vector<TypeId> preMapped(second.g.ownCount(), dedup::kNotPreMapped);
+        preMapped[placeholder - 1] = firstIds[s - 1];
+        dedup::PreparedUnit prepared = GraphMerger::prepare(second.g, {&placeholder, 1});
+        std::vector<TypeId> secondIds = merger.merge(std::move(prepared), 1, preMapped);
+        CHECK(secondIds[placeholder - 1] == firstIds[s - 1]);
+        if (!thirdFirst)
+            merger.merge(third, 2);
+        const GraphMerger::Result result = std::move(merger).finish();
+        CHECK(result.graph.ownCount() == 4); // int, s, s*, t
+        CHECK(result.finalIdOfProvisional[secondIds[t - 1]] == 4);
+    }
+
+    GraphMerger merger;
+    merger.merge(first.g, 0);
+    std::vector<TypeId> preMapped(second.g.ownCount(), dedup::kNotPreMapped);
+    CHECK_THROWS_AS(merger.merge(GraphMerger::prepare(second.g, {&placeholder, 1}), 1, preMapped),
+                    std::invalid_argument);
+    preMapped[placeholder - 1] = 99;
+    CHECK_THROWS_AS(merger.merge(second.g, 1, preMapped), std::invalid_argument);
+}
+
+TEST_CASE("GraphMerger: random units give the brute-force quotient, in any merge order") {
+    for (unsigned seed = 1; seed <= 12; ++seed) {
+        CAPTURE(seed);
+        std::mt19937 rng(seed);
+        const std::vector<Spec> specs = randomSpecs(rng, 60 + seed * 10);
+        std::vector<std::vector<uint32_t>> unitSpecs;
+        std::vector<bool> used(specs.size());
+        std::vector<TypeGraph> units;
+        for (int i = 0; i < 12; ++i) {
+            std::vector<uint32_t> roots;
+            for (size_t r = 0, n = 1 + rng() % 3; r < n; ++r)
+                roots.push_back(uint32_t(rng() % specs.size()));
+            std::vector<uint32_t> members = closure(specs, roots);
+            for (uint32_t m : members)
+                used[m] = true;
+            units.push_back(buildUnit(specs, members, rng));
+        }
+        // The expected count: classes of bisimilar specs among those some unit holds.
+        auto same = bisimilar(specs);
+        size_t classes = 0;
+        for (size_t a = 0; a < specs.size(); ++a) {
+            bool first = used[a];
+            for (size_t b = 0; b < a && first; ++b)
+                first = !(used[b] && same[a][b]);
+            classes += first;
+        }
+        std::vector<size_t> order(units.size());
+        std::iota(order.begin(), order.end(), 0);
+        const GraphMerger::Result reference = mergeAll(units, order);
+        CHECK(reference.graph.ownCount() == classes);
+        CHECK(isMinimal(reference.graph));
+        const test::Bytes bytes = test::written(reference.graph);
+        for (int shuffle = 0; shuffle < 3; ++shuffle) {
+            std::shuffle(order.begin(), order.end(), rng);
+            CHECK(test::written(mergeAll(units, order).graph) == bytes);
+        }
+    }
+}
