@@ -1,6 +1,9 @@
 #include "Cli.h"
 
 #include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace btforge::host {
@@ -14,6 +17,7 @@ Converts debug type information between formats: DWARF and BTF in, BTF, JSON and
 commands:
   convert INPUT -o OUT   convert INPUT with a loader plugin and write it with an emitter plugin
   dump INPUT             print INPUT's types as 'bpftool btf dump file' does (--json: as -j)
+  diff A B               compare the types of A and B by meaning, ids aside (exit 1: different)
   plugins                list the plugins found, and the ones that failed to load
 
 'btforge COMMAND --help' describes a command's options.
@@ -52,6 +56,31 @@ po::options_description dumpOptions() {
     return d;
 }
 
+// As --kinds takes them: "INT,STRUCT,...".
+std::string matchedKindNames() {
+    std::string names;
+    for (ir::Kind kind : compare::matchedKinds())
+        names += (names.empty() ? "" : ",") + std::string(ir::kindName(kind));
+    return names;
+}
+
+po::options_description diffOptions() {
+    po::options_description d("diff options");
+    auto add = d.add_options();
+    add("from,f", po::value<std::string>(),
+        "loader plugin for both inputs (default: chosen from each input)");
+    add("from-a", po::value<std::string>(), "loader plugin for A (overrides -f)");
+    add("from-b", po::value<std::string>(), "loader plugin for B (overrides -f)");
+    add("base,B", po::value<std::string>(), "base BTF that both inputs continue (split BTF)");
+    add("json", "print the report as JSON");
+    add("kinds", po::value<std::string>(),
+        ("compare only these kinds, comma-separated: " + matchedKindNames()).c_str());
+    add("max", po::value<int64_t>(), "list at most N differences (all are counted)");
+    add("strict-fwd", "a FWD differs from the STRUCT or UNION it declares, in references too");
+    add("flatten-arrays", "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
+    return d;
+}
+
 std::string helpText(const std::string& synopsis, const po::options_description& options) {
     std::ostringstream out;
     out << "usage: btforge " << synopsis << "\n\n" << options << "\n" << globalOptions();
@@ -87,9 +116,9 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     ConversionRequest& request = command.request;
     if (!vm.count("input"))
         return Error::usage(name + ": missing INPUT");
-    request.input = vm["input"].as<std::string>();
-    request.loader = optional<std::string>(vm, "from");
-    request.base = optional<std::string>(vm, "base");
+    request.source.input = vm["input"].as<std::string>();
+    request.source.loader = optional<std::string>(vm, "from");
+    request.source.base = optional<std::string>(vm, "base");
     if (isDump) {
         request.emitter = vm.count("json") ? "json" : "text";
         request.output = "-";
@@ -104,6 +133,62 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     command.options.languageExclude = vm["lang-exclude"].as<std::string>();
     if (auto report = optional<std::string>(vm, "report-skipped"))
         command.options.reportSkippedPath = *report;
+    return command;
+}
+
+Expected<std::bitset<ir::kMaxKind + 1>> parseKinds(const std::string& list) {
+    std::bitset<ir::kMaxKind + 1> selected;
+    for (std::string item : splitList(list)) {
+        std::transform(item.begin(), item.end(), item.begin(),
+                       [](unsigned char c) { return std::toupper(c); });
+        auto kinds = compare::matchedKinds();
+        auto kind = std::find_if(kinds.begin(), kinds.end(),
+                                 [&](ir::Kind k) { return ir::kindName(k) == item; });
+        if (kind == kinds.end())
+            return Error::usage("diff: --kinds: '" + item + "' is not one of " +
+                                matchedKindNames());
+        selected.set(static_cast<size_t>(*kind));
+    }
+    if (selected.none())
+        return Error::usage("diff: --kinds names no kind");
+    return selected;
+}
+
+Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
+    po::options_description options = diffOptions();
+    auto add = options.add_options();
+    add("a", po::value<std::string>(), "first input");
+    add("b", po::value<std::string>(), "second input");
+    po::positional_options_description positional;
+    positional.add("a", 1).add("b", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+
+    if (!vm.count("a") || !vm.count("b"))
+        return Error::usage("diff: needs two inputs, A and B");
+    DiffCommand command;
+    DiffRequest& request = command.request;
+    request.a.input = vm["a"].as<std::string>();
+    request.b.input = vm["b"].as<std::string>();
+    auto both = optional<std::string>(vm, "from");
+    request.a.loader = vm.count("from-a") ? optional<std::string>(vm, "from-a") : both;
+    request.b.loader = vm.count("from-b") ? optional<std::string>(vm, "from-b") : both;
+    request.a.base = request.b.base = optional<std::string>(vm, "base");
+    request.json = vm.count("json") > 0;
+    request.options.strictForwards = vm.count("strict-fwd") > 0;
+    request.options.flattenArrays = vm.count("flatten-arrays") > 0;
+    if (auto list = optional<std::string>(vm, "kinds")) {
+        auto kinds = parseKinds(*list);
+        if (!kinds)
+            return std::move(kinds).error();
+        request.options.kinds = *kinds;
+    }
+    if (auto max = optional<int64_t>(vm, "max")) {
+        if (*max < 0)
+            return Error::usage("diff: --max must not be negative");
+        request.options.maxListed = static_cast<size_t>(*max);
+    }
     return command;
 }
 
@@ -171,6 +256,22 @@ Expected<Command> parse(int argc, const char* const* argv) {
         if (!conversion)
             return std::move(conversion).error();
         command.action = std::move(*conversion);
+        return command;
+    }
+    if (name == "diff") {
+        if (vm.count("help")) {
+            command.action = InfoCommand{helpText(
+                "diff A B [-f LOADER] [--from-a LOADER] [--from-b LOADER] [-B BASE] [--json]\n"
+                "                    [--kinds K1,K2,...] [--max N] [--strict-fwd] [--flatten-arrays]\n\n"
+                "Compares the types of A and B by kind, name and meaning, whatever their ids.\n"
+                "Exit status: 0 equal, 1 different, 2 error",
+                diffOptions())};
+            return command;
+        }
+        auto diff = parseDiff(args);
+        if (!diff)
+            return std::move(diff).error();
+        command.action = std::move(*diff);
         return command;
     }
     return Error::usage("unknown command '" + name + "' (see 'btforge --help')");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "Conversion.h"
+#include "Diff.h"
 
 #include <string>
 #include <variant>
@@ -19,6 +20,9 @@ struct ConvertCommand {
     ConversionRequest request;
     plugin::Options options; // jobs is filled in from the global options
 };
+struct DiffCommand {
+    DiffRequest request;
+};
 struct PluginsCommand {};
 // --help and --version: the text to print on standard output, then exit 0.
 struct InfoCommand {
@@ -27,7 +31,7 @@ struct InfoCommand {
 
 struct Command {
     GlobalOptions global;
-    std::variant<InfoCommand, ConvertCommand, PluginsCommand> action;
+    std::variant<InfoCommand, ConvertCommand, DiffCommand, PluginsCommand> action;
 };
 
 // Usage errors come back as Error (kind Usage), naming the bad option.

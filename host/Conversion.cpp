@@ -81,7 +81,8 @@ void removeStaleOutput(const ConversionRequest& request) {
     std::error_code ec;
     if (request.output == "-" || !fs::is_regular_file(request.output, ec))
         return;
-    for (const std::string* input : {&request.input, request.base ? &*request.base : nullptr}) {
+    const GraphSource& source = request.source;
+    for (const std::string* input : {&source.input, source.base ? &*source.base : nullptr}) {
         if (input && fs::equivalent(*input, request.output, ec))
             return;
     }
@@ -93,21 +94,7 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
     if (!emitterPlugin)
         return std::move(emitterPlugin).error();
-    auto loaderPlugin = request.loader
-                            ? requirePlugin(registry, PluginKind::Loader, *request.loader)
-                            : chooseLoader(registry, request.input);
-    if (!loaderPlugin)
-        return std::move(loaderPlugin).error();
-
-    plugin::LoadRequest load{request.input, nullptr, ""};
-    if (auto basePath = request.base ? request.base : implicitBase(request.input)) {
-        auto base = loadBase(registry, *basePath, session);
-        if (!base)
-            return std::move(base).error();
-        load.base = std::move(*base);
-        load.basePath = *basePath;
-    }
-    auto graph = (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
+    auto graph = loadGraph(registry, request.source, session);
     if (!graph)
         return std::move(graph).error();
 
@@ -129,6 +116,24 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
 }
 
 } // namespace
+
+Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
+                                  plugin::Session& session) {
+    auto loaderPlugin = source.loader ? requirePlugin(registry, PluginKind::Loader, *source.loader)
+                                      : chooseLoader(registry, source.input);
+    if (!loaderPlugin)
+        return std::move(loaderPlugin).error();
+
+    plugin::LoadRequest load{source.input, nullptr, ""};
+    if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
+        auto base = loadBase(registry, *basePath, session);
+        if (!base)
+            return std::move(base).error();
+        load.base = std::move(*base);
+        load.basePath = *basePath;
+    }
+    return (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
+}
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session) {

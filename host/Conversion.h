@@ -1,4 +1,5 @@
-// The one pipeline every command runs: pick a loader, load (over a base), pick an emitter, write.
+// The pipeline of convert and dump, whose first half every command shares: pick a loader, load
+// (over a base); then pick an emitter and write.
 #pragma once
 
 #include "PluginRegistry.h"
@@ -8,13 +9,22 @@
 
 namespace btforge::host {
 
-struct ConversionRequest {
+// Where a graph comes from: the input, the loader that reads it and the base it continues.
+struct GraphSource {
     std::string input;
-    std::string output = "-"; // "-" is standard output
     std::optional<std::string> loader; // chosen by probing the input when absent
-    std::string emitter = "btf";
-    std::optional<std::string> base;
+    std::optional<std::string> base;   // implicit for /sys/kernel/btf/<module>
 };
+
+struct ConversionRequest {
+    GraphSource source;
+    std::string output = "-"; // "-" is standard output
+    std::string emitter = "btf";
+};
+
+// Loads one graph as every command does: the loader named or the best bidder, over its base.
+Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
+                                  plugin::Session& session);
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session);

@@ -1,4 +1,4 @@
-// btforge: the command-line host. Parses options, finds plugins, runs the conversion.
+// btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
 #include "Cli.h"
 #include "PluginRegistry.h"
 #include "TerminalProgress.h"
@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 namespace {
@@ -13,9 +14,10 @@ namespace {
 using namespace btforge;
 using namespace btforge::host;
 
-int report(const Error& error) {
+// Prints the error as one line and returns the exit status: `status`, or else the error's class.
+int report(const Error& error, std::optional<int> status = std::nullopt) {
     std::fprintf(stderr, "btforge: error: %s\n", error.message().c_str());
-    return error.kind() == ErrorKind::Usage ? 2 : 1;
+    return status.value_or(error.kind() == ErrorKind::Usage ? 2 : 1);
 }
 
 int listPlugins(const PluginRegistry& registry) {
@@ -50,14 +52,24 @@ int main(int argc, char** argv) {
     for (const PluginFailure& f : registry.failures())
         diagnostics.warning("plugin " + f.path + " not loaded: " + f.reason);
 
-    auto& convert = std::get<ConvertCommand>(command->action);
     unsigned jobs = command->global.jobs ? command->global.jobs
                                          : std::max(1u, std::thread::hardware_concurrency());
     ThreadPoolRunner tasks(jobs);
     TerminalProgress progress(!command->global.quiet);
-    convert.options.jobs = jobs;
-    plugin::Session session{tasks, progress, diagnostics, convert.options};
-    if (auto done = runConversion(registry, convert.request, session); !done)
-        return report(done.error());
-    return 0;
+    auto* convert = std::get_if<ConvertCommand>(&command->action);
+    plugin::Options loadDefaults; // diff loads with the defaults convert has
+    plugin::Options& options = convert ? convert->options : loadDefaults;
+    options.jobs = jobs;
+    plugin::Session session{tasks, progress, diagnostics, options};
+
+    if (convert) {
+        if (auto done = runConversion(registry, convert->request, session); !done)
+            return report(done.error());
+        return 0;
+    }
+    auto& diff = std::get<DiffCommand>(command->action);
+    auto equal = runDiff(registry, diff.request, session, std::cout);
+    if (!equal)
+        return report(equal.error(), kDiffFailed);
+    return *equal ? kDiffEqual : kDiffDifferent;
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -210,11 +211,24 @@ struct Budget {
 
 class Side {
 public:
-    Side(const TypeGraph& graph, bool strictForwards)
-        : graph_(graph), strictForwards_(strictForwards), refs_(graph.endId()),
-          shapes_(graph.endId()) {}
+    Side(const TypeGraph& graph, const DiffOptions& options)
+        : graph_(graph), strictForwards_(options.strictForwards),
+          flattenArrays_(options.flattenArrays), refs_(graph.endId()), shapes_(graph.endId()) {}
 
     const TypeGraph& graph() const { return graph_; }
+
+    // An array's element count and element type; flattened, nested arrays multiply out.
+    std::pair<uint64_t, TypeId> arrayShape(TypeId id) const {
+        auto array = graph_.getAs<ir::ArrayType>(id);
+        uint64_t count = array.count;
+        TypeId element = array.elemType;
+        while (flattenArrays_ && graph_.kind(element) == Kind::Array) {
+            auto inner = graph_.getAs<ir::ArrayType>(element);
+            count *= inner.count;
+            element = inner.elemType;
+        }
+        return {count, element};
+    }
 
     // What a reference to `id` means: equal for "struct foo *" in both graphs whatever the ids.
     // Named types count by kind and name (their definitions are compared where they are
@@ -286,9 +300,8 @@ public:
             return qualifier + " " + spell(target, std::move(declarator), budget);
         }
         case Kind::Array: {
-            auto array = graph_.getAs<ir::ArrayType>(id);
-            return spell(array.elemType,
-                         grouped(declarator) + "[" + std::to_string(array.count) + "]", budget);
+            auto [count, element] = arrayShape(id);
+            return spell(element, grouped(declarator) + "[" + std::to_string(count) + "]", budget);
         }
         case Kind::FuncProto:
             return spellPrototype(prototype(id), grouped(declarator), false, budget);
@@ -405,8 +418,8 @@ private:
         }
         case Kind::Array: {
             // The index type is left out: producers pick different ones for the same array.
-            auto array = graph_.getAs<ir::ArrayType>(id);
-            return mix(mix(kindSeed(kind), array.count), ref(array.elemType));
+            auto [count, element] = arrayShape(id);
+            return mix(mix(kindSeed(kind), count), ref(element));
         }
         case Kind::FuncProto: {
             // Parameter names are not part of a function pointer's type.
@@ -556,8 +569,9 @@ private:
             if (e.values.size() > kValuesShown)
                 body += "..., ";
         }
+        // Drop the last separator, keeping the ";" that C ends every member with.
         if (!body.empty())
-            body.resize(body.size() - 2);
+            body.resize(body.size() - (body.ends_with("; ") ? 1 : 2));
         return keyword + " {" + body + "}";
     }
 
@@ -590,6 +604,7 @@ private:
 
     const TypeGraph& graph_;
     bool strictForwards_;
+    bool flattenArrays_;
     HashMemo refs_;
     HashMemo shapes_;
 };
@@ -597,7 +612,8 @@ private:
 // --- what differs between two matched types ---
 
 // Lists every difference between a type of A and the type of B it was matched with, naming the
-// member, value or parameter. Finds nothing exactly when their shapes are equal.
+// member, value or parameter. It compares what Side::shape hashes, so it finds something whenever
+// the shapes differ.
 class Differ {
 public:
     Differ(Side& a, Side& b) : a_(a), b_(b) {}
@@ -897,17 +913,24 @@ std::vector<bool> referencedTypes(const TypeGraph& graph) {
     return used;
 }
 
-// An anonymous type nothing refers to (the kernel's many `enum { ... }` of constants) is known by
-// its first member or value.
+// An anonymous type nothing refers to (the kernel's many `enum { ... }` of constants, types of
+// local variables) is known by its first name: of a value, or of a member, looking into
+// anonymous members.
 std::string anonymousKey(const Side& side, TypeId id) {
     const TypeGraph& graph = side.graph();
-    Kind kind = graph.kind(id);
     std::string_view first;
-    if (kind == Kind::Struct || kind == Kind::Union) {
-        if (Composite c = side.composite(id); !c.members.empty())
-            first = graph.str(c.members.front().name);
-    } else if (Enumeration e = side.enumeration(id); !e.values.empty()) {
-        first = graph.str(e.values.front().name);
+    for (unsigned depth = 0; first.empty() && depth < 8 && side.isAnonymousAggregate(id); ++depth) {
+        Kind kind = graph.kind(id);
+        if (kind == Kind::Enum || kind == Kind::Enum64) {
+            if (Enumeration e = side.enumeration(id); !e.values.empty())
+                first = graph.str(e.values.front().name);
+            break;
+        }
+        Composite c = side.composite(id);
+        if (c.members.empty())
+            break;
+        first = graph.str(c.members.front().name);
+        id = c.members.front().type;
     }
     return first.empty() ? "(anonymous)" : "(anonymous: " + std::string(first) + ")";
 }
@@ -1042,24 +1065,16 @@ private:
 
 } // namespace
 
+std::span<const Kind> matchedKinds() {
+    static constexpr Kind kMatched[] = {Kind::Int,     Kind::Struct,  Kind::Union,   Kind::Enum,
+                                        Kind::Fwd,     Kind::Typedef, Kind::Func,    Kind::Var,
+                                        Kind::Datasec, Kind::Float,   Kind::DeclTag, Kind::Enum64};
+    return kMatched;
+}
+
 bool isMatchedKind(Kind kind) {
-    switch (kind) {
-    case Kind::Int:
-    case Kind::Struct:
-    case Kind::Union:
-    case Kind::Enum:
-    case Kind::Fwd:
-    case Kind::Typedef:
-    case Kind::Func:
-    case Kind::Var:
-    case Kind::Datasec:
-    case Kind::Float:
-    case Kind::DeclTag:
-    case Kind::Enum64:
-        return true;
-    default:
-        return false;
-    }
+    auto kinds = matchedKinds();
+    return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
 bool DiffReport::equal() const {
@@ -1069,8 +1084,8 @@ bool DiffReport::equal() const {
 }
 
 DiffReport compareGraphs(const TypeGraph& a, const TypeGraph& b, const DiffOptions& options) {
-    Side sideA(a, options.strictForwards);
-    Side sideB(b, options.strictForwards);
+    Side sideA(a, options);
+    Side sideB(b, options);
     std::vector<Entry> entriesA = matchedEntries(sideA, options);
     std::vector<Entry> entriesB = matchedEntries(sideB, options);
     return Matcher(sideA, sideB, options).run(entriesA, entriesB);

@@ -30,35 +30,59 @@ uint64_t unitKey(uint32_t unitOrder, TypeId local) {
     return uint64_t{unitOrder} << 32 | local;
 }
 
-// Every node after the nodes it refers to, except where cycles make that impossible, so a unit
-// type is matched after its references were: a walk from it stops at them at once.
-std::vector<TypeId> referencesFirst(const RefGraph& g) {
-    std::vector<TypeId> order;
-    order.reserve(g.size());
-    std::vector<uint8_t> seen(g.size(), 0);
-    seen[ir::kVoidType] = 1;
-    std::vector<std::pair<uint32_t, uint32_t>> stack; // node, index of its next reference
-    for (uint32_t root = 1; root < g.size(); ++root) {
-        if (seen[root])
+// The unit's strongly connected components, each after every component it refers to (Tarjan's
+// algorithm, iteratively). A component matches whole or not at all: a walk from any member
+// reaches all the others.
+void findComponents(const RefGraph& g, std::vector<TypeId>& order, std::vector<uint32_t>& starts) {
+    constexpr uint32_t kUnvisited = UINT32_MAX;
+    const uint32_t count = g.size();
+    std::vector<uint32_t> index(count, kUnvisited);
+    std::vector<uint32_t> low(count);
+    std::vector<uint32_t> open; // visited nodes not yet in a component, in visiting order
+    std::vector<uint8_t> isOpen(count, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> frames; // node, index of its next reference
+    uint32_t visited = 0;
+    order.reserve(count);
+    starts.assign(1, 0);
+    auto enter = [&](uint32_t node) {
+        index[node] = low[node] = visited++;
+        open.push_back(node);
+        isOpen[node] = 1;
+        frames.push_back({node, 0});
+    };
+    for (uint32_t root = 1; root < count; ++root) {
+        if (index[root] != kUnvisited)
             continue;
-        seen[root] = 1;
-        stack.push_back({root, 0});
-        while (!stack.empty()) {
-            auto [node, next] = stack.back();
+        enter(root);
+        while (!frames.empty()) {
+            auto [node, next] = frames.back();
             std::span<const uint32_t> refs = g.refs(node);
-            if (next == refs.size()) {
-                order.push_back(node);
-                stack.pop_back();
+            if (next < refs.size()) {
+                ++frames.back().second;
+                const uint32_t ref = refs[next];
+                if (ref == ir::kVoidType)
+                    continue;
+                if (index[ref] == kUnvisited)
+                    enter(ref);
+                else if (isOpen[ref])
+                    low[node] = std::min(low[node], index[ref]);
                 continue;
             }
-            ++stack.back().second;
-            if (!seen[refs[next]]) {
-                seen[refs[next]] = 1;
-                stack.push_back({refs[next], 0});
-            }
+            frames.pop_back();
+            if (!frames.empty())
+                low[frames.back().first] = std::min(low[frames.back().first], low[node]);
+            if (low[node] != index[node])
+                continue;
+            uint32_t member;
+            do {
+                member = open.back();
+                open.pop_back();
+                isOpen[member] = 0;
+                order.push_back(member);
+            } while (member != node);
+            starts.push_back(static_cast<uint32_t>(order.size()));
         }
     }
-    return order;
 }
 
 std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
@@ -80,7 +104,8 @@ struct RefCollector {
 
 size_t PreparedUnit::memoryUsage() const {
     return refs_.memoryUsage() + hashes_.capacity() * sizeof(uint64_t) +
-           order_.capacity() * sizeof(TypeId) + placeholders_.capacity() * sizeof(TypeId);
+           order_.capacity() * sizeof(TypeId) + componentStarts_.capacity() * sizeof(uint32_t) +
+           placeholders_.capacity() * sizeof(TypeId);
 }
 
 struct GraphMerger::State {
@@ -94,9 +119,6 @@ struct GraphMerger::State {
     // Merged and base types ("the world"): a base type stands for its smallest equivalent.
     bool isOwn(TypeId id) const { return id >= firstOwn; }
     TypeId canonical(TypeId id) const { return isOwn(id) ? id : baseRep[id]; }
-    uint64_t worldHash(TypeId id) const {
-        return isOwn(id) ? ownHash[id - firstOwn] : baseHash[id];
-    }
     bool sameLabel(const TypeGraph& ga, TypeId a, const TypeGraph& gb, TypeId b);
 
     // --- merge() ---
@@ -108,14 +130,15 @@ struct GraphMerger::State {
     void classifyUnmatched(const PreparedUnit& unit);
 
     // --- finish() ---
-    // Declarations that may stand for a definition, and the hashes that let them: every node
-    // of a name involved hashes the same, by name, whatever its content.
-    struct Declarations {
-        detail::Aliases aliases;
-        std::vector<FixedHashes> nominal;
+    // The own declarations of one name and the live definitions they may stand for, as a range
+    // of `named`: definitions from `first`, declarations from `declarations` to `end`.
+    struct NameGroup {
+        uint64_t nominalHash;
+        uint32_t first, declarations, end;
+        bool open; // still possibly one class
     };
-    Declarations findDeclarations() const;
-    uint32_t partition(const Declarations& declarations, std::vector<uint32_t>& block);
+    void findNameGroups(std::vector<TypeId>& named, std::vector<NameGroup>& groups) const;
+    uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved);
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
 
@@ -123,8 +146,6 @@ struct GraphMerger::State {
     TypeGraph merged; // over `base`
     TypeId firstOwn;
     std::vector<TypeId> baseRep;         // base id -> smallest equivalent base id
-    std::vector<uint64_t> baseHash;      // structural hash by base id
-    std::vector<uint64_t> ownHash;       // structural hash by own id - firstOwn
     std::vector<uint64_t> ownKey;        // smallest unitKey standing for it, by own id - firstOwn
     detail::HashIndex index;             // canonical base types and own types by structural hash
     uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
@@ -148,7 +169,7 @@ struct GraphMerger::State {
 
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     : base(std::move(baseGraph)), merged(base), firstOwn(merged.firstId()),
-      baseRep(firstOwn, ir::kVoidType), baseHash(firstOwn, voidHash()) {
+      baseRep(firstOwn, ir::kVoidType) {
     if (!base)
         return;
     // The base need not be minimal (btf__dedup leaves some duplicates): group it into classes,
@@ -158,8 +179,8 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     graph.addLeaf(voidHash());
     for (TypeId id = 1; id < firstOwn; ++id)
         graph.addType(*base, id);
-    baseHash = graph.structuralHashes();
-    std::vector<uint32_t> block = blocksByHash(baseHash);
+    const std::vector<uint64_t> hashes = graph.structuralHashes();
+    std::vector<uint32_t> block = blocksByHash(hashes);
     uint32_t classes = detail::refinePartition(
         graph, block, [&](uint32_t a, uint32_t b) { return sameLabel(*base, a, *base, b); });
     std::vector<TypeId> first(classes, kUnmapped);
@@ -169,7 +190,7 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
             rep = id;
         baseRep[id] = rep;
         if (rep == id && id != ir::kVoidType)
-            index.insert(baseHash[id], id);
+            index.insert(hashes[id], id);
     }
 }
 
@@ -197,18 +218,26 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     if (unit.hashes_.empty())
         hashWithPlaceholders(unit);
 
-    for (TypeId node : unit.order_) {
-        if (map[node] != kUnmapped)
-            continue;
-        const uint64_t hash = unit.hashes_[node];
+    const std::vector<uint32_t>& starts = unit.componentStarts_;
+    const size_t components = starts.size() - 1;
+    constexpr size_t kPrefetchDistance = 8; // index lookups are cache misses: start them early
+    for (size_t component = 0; component < components; ++component) {
+        if (component + kPrefetchDistance < components)
+            index.prefetch(unit.hashes_[unit.order_[starts[component + kPrefetchDistance]]]);
+        const TypeId first = unit.order_[starts[component]];
+        if (map[first] != kUnmapped)
+            continue; // a placeholder
         bool matched = false;
-        index.forEach(hash, [&](TypeId candidate) {
-            matched = worldHash(candidate) == hash && matchFrom(unit, node, candidate, unitOrder);
+        index.forEach(unit.hashes_[first], [&](TypeId candidate) {
+            matched = matchFrom(unit, first, candidate, unitOrder);
             return matched;
         });
-        // No walk from here matched, so it is equivalent to no world type: later walks reaching
-        // it fail at once.
-        unmatchable[node] = !matched;
+        if (matched)
+            continue;
+        // Equivalent to no world type, nor is any member (it would take `first` along): later
+        // walks reaching them fail at once.
+        for (uint32_t i = starts[component]; i < starts[component + 1]; ++i)
+            unmatchable[unit.order_[i]] = 1;
     }
     appendUnmatched(unit, unitOrder);
     return std::vector<TypeId>(map.begin() + 1, map.end());
@@ -299,8 +328,6 @@ bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId
             ok = false;
         } else if (tentative[node] != kUnmapped) {
             ok = tentative[node] == candidate;
-        } else if (unit.hashes_[node] != worldHash(candidate)) {
-            ok = false;
         } else {
             tentative[node] = candidate;
             touched.push_back(node);
@@ -346,7 +373,6 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
             continue;
         const TypeId newId = merged.add(detail::rewrite(
             graph, graph.get(id), merged, [&](TypeId ref) { return map[ref]; }, lists));
-        ownHash.push_back(unit.hashes_[id]);
         ownKey.push_back(unitKey(unitOrder, id));
         index.insert(unit.hashes_[id], newId);
         ++added;
@@ -367,28 +393,44 @@ void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
             classOf[unmatched[i]] = i;
         return;
     }
-    // Refine the whole unit: mapped types start in one block per merged id (so they never
-    // split), unmatched ones by hash, in key ranges that cannot meet.
-    detail::KeyNumbering numbers(map.size());
-    std::vector<uint32_t> block(map.size());
-    for (TypeId id = 0; id < map.size(); ++id)
-        block[id] = numbers.number(map[id] != kUnmapped ? map[id] : unit.hashes_[id] | 1ull << 63);
+    // Refine the unmatched types, each merged type they refer to being a leaf of its own.
     const TypeGraph& graph = *unit.unit_;
-    detail::refinePartition(unit.refs_, block, [&](uint32_t a, uint32_t b) {
-        // Mapped types share a block only when mapped alike; placeholders' labels mean nothing.
-        return map[a] != kUnmapped || sameLabel(graph, a, graph, b);
-    });
-    detail::KeyNumbering classes(unmatched.size());
+    const auto count = static_cast<uint32_t>(unmatched.size());
+    detail::KeyNumbering leaves(map.size());
+    std::vector<TypeId> local(map.size());
+    for (uint32_t i = 0; i < count; ++i)
+        local[unmatched[i]] = i;
+    for (TypeId id = 0; id < map.size(); ++id) {
+        if (map[id] != kUnmapped)
+            local[id] = count + leaves.number(map[id]);
+    }
+    RefGraph graphOfUnmatched;
     for (TypeId id : unmatched)
-        classOf[id] = classes.number(block[id]);
+        graphOfUnmatched.addType(graph, id, local);
+    for (uint32_t leaf = 0; leaf < leaves.count(); ++leaf)
+        graphOfUnmatched.addLeaf(0);
+    // Hashes have the top bit set, leaf numbers do not: no block holds both.
+    detail::KeyNumbering numbers(graphOfUnmatched.size());
+    std::vector<uint32_t> block(graphOfUnmatched.size());
+    for (uint32_t i = 0; i < count; ++i)
+        block[i] = numbers.number(unit.hashes_[unmatched[i]] | 1ull << 63);
+    for (uint32_t leaf = 0; leaf < leaves.count(); ++leaf)
+        block[count + leaf] = numbers.number(leaf);
+    detail::refinePartition(graphOfUnmatched, block, [&](uint32_t a, uint32_t b) {
+        return sameLabel(graph, unmatched[a], graph, unmatched[b]);
+    });
+    detail::KeyNumbering classes(count);
+    for (uint32_t i = 0; i < count; ++i)
+        classOf[unmatched[i]] = classes.number(block[i]);
 }
 
 // --- finish ---
 
 // Own declarations (FWD; ENUM or ENUM64 without enumerators) with the live definitions of their
 // name: STRUCT or UNION as the FWD says, enums of the same size.
-GraphMerger::State::Declarations GraphMerger::State::findDeclarations() const {
-    struct Named {
+void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
+                                        std::vector<NameGroup>& groups) const {
+    struct Entry {
         uint64_t nameHash;
         std::string_view name;
         uint32_t size; // enums: declaration and definition must agree on it
@@ -397,12 +439,12 @@ GraphMerger::State::Declarations GraphMerger::State::findDeclarations() const {
         TypeId id;
         auto key() const { return std::tie(family, size, nameHash, name); }
     };
-    std::vector<Named> named;
+    std::vector<Entry> entries;
     for (TypeId id = 1; id < merged.endId(); ++id) {
         if (isHidden(id) || merged.nameId(id) == ir::kNoName)
             continue;
         const std::string_view name = merged.name(id);
-        Named entry{detail::hashString(name), name, 0, Kind::Struct, false, id};
+        Entry entry{detail::hashString(name), name, 0, Kind::Struct, false, id};
         const ir::TypeView view = merged.get(id);
         if (const auto* fwd = std::get_if<ir::FwdType>(&view)) {
             entry.family = fwd->isUnion ? Kind::Union : Kind::Struct;
@@ -422,42 +464,36 @@ GraphMerger::State::Declarations GraphMerger::State::findDeclarations() const {
         }
         if (entry.isDeclaration && !isOwn(id))
             continue; // the base is final: its declarations stay
-        named.push_back(entry);
+        entries.push_back(entry);
     }
-    std::sort(named.begin(), named.end(), [](const Named& a, const Named& b) {
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
         return std::tie(a.family, a.size, a.nameHash, a.name, a.isDeclaration, a.id) <
                std::tie(b.family, b.size, b.nameHash, b.name, b.isDeclaration, b.id);
     });
-    Declarations declarations;
-    std::vector<uint32_t> definitions;
-    for (size_t first = 0, last; first < named.size(); first = last) {
-        last = first + 1;
-        while (last < named.size() && named[last].key() == named[first].key())
-            ++last;
-        definitions.clear();
-        size_t decl = first; // definitions sort first
-        for (; decl < last && !named[decl].isDeclaration; ++decl)
-            definitions.push_back(named[decl].id);
-        if (definitions.empty() || decl == last)
+    for (size_t first = 0, end; first < entries.size(); first = end) {
+        end = first + 1;
+        while (end < entries.size() && entries[end].key() == entries[first].key())
+            ++end;
+        size_t declarations = first; // definitions sort first
+        while (declarations < end && !entries[declarations].isDeclaration)
+            ++declarations;
+        if (declarations == first || declarations == end)
             continue;
-        FixedHashes nominal;
-        nominal.rounds.fill(
-            detail::combine(named[first].nameHash,
-                            uint64_t{named[first].size} << 8 | uint8_t(named[first].family)));
-        for (size_t i = first; i < last; ++i) {
-            nominal.node = named[i].id;
-            declarations.nominal.push_back(nominal);
-            if (named[i].isDeclaration)
-                declarations.aliases.add(named[i].id, definitions);
-        }
+        const auto at = static_cast<uint32_t>(named.size());
+        for (size_t i = first; i < end; ++i)
+            named.push_back(entries[i].id);
+        const uint64_t nominal = detail::combine(entries[first].nameHash,
+                                                 uint64_t{entries[first].size} << 8 |
+                                                     static_cast<uint8_t>(entries[first].family));
+        groups.push_back(
+            {nominal, at, at + uint32_t(declarations - first), at + uint32_t(end - first), true});
     }
-    return declarations;
 }
 
 // The coarsest stable partition of the world in which each declaration joins its definitions
-// when they all end in one class. Returns the number of blocks.
-uint32_t GraphMerger::State::partition(const Declarations& declarations,
-                                       std::vector<uint32_t>& block) {
+// when they all end in one class (`resolved` says which did). Returns the number of blocks.
+uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
+                                       std::vector<uint8_t>& resolved) {
     const TypeId end = merged.endId();
     std::vector<TypeId> remap(end);
     for (TypeId id = 0; id < end; ++id)
@@ -471,31 +507,68 @@ uint32_t GraphMerger::State::partition(const Declarations& declarations,
         else
             world.addType(merged, id, remap);
     }
-    const std::vector<uint64_t> hashes = world.structuralHashes(declarations.nominal);
+
+    // Every type of an open name is seen by its name alone, so types that differ only in
+    // declaration against definition hash alike. A name whose definitions still hash apart has
+    // more than one class: close it and hash again, which may close more.
+    std::vector<TypeId> named;
+    std::vector<NameGroup> groups;
+    findNameGroups(named, groups);
+    std::vector<FixedHashes> nominal;
+    std::vector<uint64_t> hashes;
+    for (bool closed = true; closed;) {
+        nominal.clear();
+        for (const NameGroup& group : groups) {
+            for (uint32_t i = group.first; group.open && i < group.end; ++i) {
+                FixedHashes& f = nominal.emplace_back();
+                f.node = named[i];
+                f.rounds.fill(group.nominalHash);
+            }
+        }
+        hashes = world.structuralHashes(nominal);
+        closed = false;
+        for (NameGroup& group : groups) {
+            for (uint32_t i = group.first + 1; group.open && i < group.declarations; ++i) {
+                if (hashes[named[i]] != hashes[named[group.first]]) {
+                    group.open = false;
+                    closed = true;
+                }
+            }
+        }
+    }
+
+    detail::Aliases aliases;
+    for (const NameGroup& group : groups) {
+        if (!group.open)
+            continue;
+        std::span<const TypeId> definitions(named.data() + group.first,
+                                            group.declarations - group.first);
+        for (uint32_t i = group.declarations; i < group.end; ++i)
+            aliases.add(named[i], definitions);
+    }
     std::vector<uint8_t> alone(end, 0); // hidden types, and aliases until they follow
     for (TypeId id = 1; id < end; ++id)
         alone[id] = isHidden(id);
-    for (size_t i = 0; i < declarations.aliases.size(); ++i)
-        alone[declarations.aliases.node(i)] = 1;
+    for (size_t i = 0; i < aliases.size(); ++i)
+        alone[aliases.node(i)] = 1;
     detail::KeyNumbering numbers(end);
     block.resize(end);
     for (TypeId id = 0; id < end; ++id)
         block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
-    return detail::refinePartition(
+    const uint32_t blocks = detail::refinePartition(
         world, block, [&](uint32_t a, uint32_t b) { return sameLabel(merged, a, merged, b); },
-        declarations.aliases);
+        aliases);
+    resolved.assign(end, 0);
+    for (size_t i = 0; i < aliases.size(); ++i)
+        resolved[aliases.node(i)] = block[aliases.node(i)] == block[aliases.candidates(i)[0]];
+    return blocks;
 }
 
 GraphMerger::Result GraphMerger::State::finish() {
     const TypeId end = merged.endId();
-    const Declarations declarations = findDeclarations();
     std::vector<uint32_t> block;
-    const uint32_t classes = partition(declarations, block);
-    std::vector<uint8_t> resolved(end, 0);
-    for (size_t i = 0; i < declarations.aliases.size(); ++i) {
-        const uint32_t alias = declarations.aliases.node(i);
-        resolved[alias] = block[alias] == block[declarations.aliases.candidates(i)[0]];
-    }
+    std::vector<uint8_t> resolved;
+    const uint32_t classes = partition(block, resolved);
 
     // A class holding a base type is that type; the others become new types, ordered by the
     // first unit type any of their members (resolved declarations included) stood for.
@@ -538,10 +611,9 @@ GraphMerger::Result GraphMerger::State::finish() {
 
 size_t GraphMerger::State::memoryUsage() const {
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return merged.memoryUsage() + bytes(baseRep) + bytes(baseHash) + bytes(ownHash) +
-           bytes(ownKey) + index.memoryUsage() + bytes(roundMemo) + bytes(roundMemoDone) +
-           bytes(map) + bytes(tentative) + bytes(unmatchable) + bytes(touched) + bytes(unmatched) +
-           bytes(classOf) + bytes(pending);
+    return merged.memoryUsage() + bytes(baseRep) + bytes(ownKey) + index.memoryUsage() +
+           bytes(roundMemo) + bytes(roundMemoDone) + bytes(map) + bytes(tentative) +
+           bytes(unmatchable) + bytes(touched) + bytes(unmatched) + bytes(classOf) + bytes(pending);
 }
 
 // --- GraphMerger ---
@@ -579,7 +651,7 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
             refs.addType(unit, id);
         }
     }
-    prepared.order_ = referencesFirst(refs);
+    findComponents(refs, prepared.order_, prepared.componentStarts_);
     if (prepared.placeholders_.empty())
         prepared.hashes_ = refs.structuralHashes();
     return prepared;

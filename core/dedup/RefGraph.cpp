@@ -35,7 +35,7 @@ void RefGraph::reserve(size_t nodes, size_t refs) {
 }
 
 std::vector<uint64_t> RefGraph::structuralHashes(std::span<const FixedHashes> fixed) const {
-    std::vector<uint64_t> current = labels_;
+    std::vector<uint64_t> current = labels_; // as references see them
     std::vector<uint64_t> next(labels_.size());
     for (const FixedHashes& f : fixed)
         current[f.node] = f.rounds[0];
@@ -46,8 +46,10 @@ std::vector<uint64_t> RefGraph::structuralHashes(std::span<const FixedHashes> fi
                 h = detail::combine(h, current[ref]);
             next[node] = h;
         }
-        for (const FixedHashes& f : fixed)
-            next[f.node] = f.rounds[round];
+        if (round < kHashRounds) {
+            for (const FixedHashes& f : fixed)
+                next[f.node] = f.rounds[round];
+        }
         current.swap(next);
     }
     return current;

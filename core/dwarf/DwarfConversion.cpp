@@ -253,12 +253,13 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
 
     const FeatureSet& features = options.features;
     FunctionEmitter functions(graph);
-    for (const FunctionDecision& d : decideFunctions(all, elf, reader, features)) {
+    for (const FunctionDecision& d : decideFunctions(graph, all, elf, reader, features)) {
         if (d.chosen) {
             functions.emit(d, all, features.has(Feature::DeclTag));
             ++report.functions;
         } else {
-            report.skippedFunctions.push_back({std::string(d.name), std::string(d.skipReason)});
+            report.skippedFunctions.push_back(
+                {std::string(d.name), std::string(d.skipReason), d.detail});
         }
     }
     emitVariables(graph, all, elf, reader, features, report);

@@ -2,24 +2,48 @@
 
 #include <algorithm>
 #include <numeric>
+#include <sstream>
 #include <tuple>
 
 namespace btforge::dwarf {
 namespace {
 
-bool samePrototype(const UnitObservations& obs, const FunctionObservation& a,
-                   const FunctionObservation& b) {
-    if (a.returnType != b.returnType || a.paramCount != b.paramCount ||
-        (a.facts & kFunctionVarargs) != (b.facts & kFunctionVarargs))
-        return false;
-    auto pa = obs.paramsOf(a);
-    auto pb = obs.paramsOf(b);
+// A qualifier on the parameter itself (char *const p) is not part of the function's type: what
+// a caller passes is the same.
+ir::TypeId unqualified(const ir::TypeGraph& graph, ir::TypeId id) {
+    while (graph.kind(id) == ir::Kind::Const || graph.kind(id) == ir::Kind::Volatile ||
+           graph.kind(id) == ir::Kind::Restrict)
+        id = graph.target(id);
+    return id;
+}
+
+std::string hex(uint64_t value) {
+    std::ostringstream out;
+    out << "0x" << std::hex << value;
+    return out.str();
+}
+
+// How two definitions' prototypes differ, or empty when they agree.
+std::string prototypeDifference(const ir::TypeGraph& graph, const UnitObservations& obs,
+                                const FunctionObservation& a, const FunctionObservation& b) {
+    std::string where = " (DIE " + hex(a.die) + " vs DIE " + hex(b.die) + ")";
+    if (unqualified(graph, a.returnType) != unqualified(graph, b.returnType))
+        return "return type differs" + where;
+    if (a.paramCount != b.paramCount)
+        return std::to_string(a.paramCount) + " vs " + std::to_string(b.paramCount) +
+               " parameters" + where;
+    if ((a.facts & kFunctionVarargs) != (b.facts & kFunctionVarargs))
+        return "varargs in one only" + where;
     // Types are final ids, so equal ids mean structurally equal types. Parameter names may
     // differ between definitions without changing what a caller passes.
-    return std::equal(pa.begin(), pa.end(), pb.begin(), [](const ParamObservation& x,
-                                                           const ParamObservation& y) {
-        return x.type == y.type;
-    });
+    auto pa = obs.paramsOf(a);
+    auto pb = obs.paramsOf(b);
+    for (size_t i = 0; i < pa.size(); ++i) {
+        if (unqualified(graph, pa[i].type) != unqualified(graph, pb[i].type))
+            return "type of parameter " + std::to_string(i) + " '" + std::string(pa[i].name) +
+                   "' differs" + where;
+    }
+    return {};
 }
 
 bool isSignatureChangingClone(const elf::ElfFunction& symbol) {
@@ -55,7 +79,7 @@ struct SymbolPlaces {
 
 } // namespace
 
-std::vector<FunctionDecision> decideFunctions(const UnitObservations& obs,
+std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph, const UnitObservations& obs,
                                               const elf::ElfSymbolTable& elf,
                                               const UnitReader& reader, const FeatureSet& features) {
     const auto& functions = obs.functions;
@@ -110,11 +134,13 @@ std::vector<FunctionDecision> decideFunctions(const UnitObservations& obs,
 
         const FunctionObservation& chosen = functions[group[canonical]];
         uint16_t facts = 0;
-        bool consistent = true;
+        std::string difference;
         for (uint32_t i : group) {
             facts |= functions[i].facts;
-            consistent &= samePrototype(obs, chosen, functions[i]);
+            if (difference.empty())
+                difference = prototypeDifference(graph, obs, chosen, functions[i]);
         }
+        bool consistent = difference.empty();
 
         FunctionDecision d;
         d.name = name;
@@ -127,8 +153,10 @@ std::vector<FunctionDecision> decideFunctions(const UnitObservations& obs,
             d.skipReason = "optimized parameters";
         else if (facts & kFunctionReorderedParams)
             d.skipReason = "reordered parameters";
-        else if (!consistent && features.has(Feature::ConsistentFunc))
+        else if (!consistent && features.has(Feature::ConsistentFunc)) {
             d.skipReason = "inconsistent prototype";
+            d.detail = std::move(difference);
+        }
         else if (facts & kFunctionUnexpectedRegister)
             d.skipReason = "unexpected register usage for parameter";
         else

@@ -55,6 +55,10 @@ Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::s
         writeJsonString(out, s.name);
         out << ",\"reason\":";
         writeJsonString(out, s.reason);
+        if (!s.detail.empty()) {
+            out << ",\"detail\":";
+            writeJsonString(out, s.detail);
+        }
         out << '}';
         ++counts[s.reason];
     }

@@ -2,7 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <dwarf.h>
+#include <gelf.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <sstream>
 #include <unistd.h>
@@ -239,13 +242,19 @@ struct AttributeDecoder {
         unsigned form = dwarf_whatform(attr);
         if (form == DW_FORM_exprloc || form == DW_FORM_ref4 || form == DW_FORM_ref_udata)
             return; // variable length: no static count
-        Dwarf_Sword value;
-        if (dwarf_formsdata(attr, &value) != 0)
+        // data1..data8 are unsigned here (char[256] has upper bound 0xff); only the explicitly
+        // signed forms can say -1, as C's zero-length arrays do.
+        if (isSignedForm(form)) {
+            Dwarf_Sword value;
+            if (dwarf_formsdata(attr, &value) != 0)
+                return;
+            die.bound = static_cast<uint64_t>(value);
+            if (value < 0)
+                die.flags |= kConstValueSigned;
+        } else if (!udata(attr, die.bound)) {
             return;
-        die.bound = static_cast<uint64_t>(value);
+        }
         die.flags |= flag;
-        if (value < 0)
-            die.flags |= kConstValueSigned;
     }
 
     void decodeMemberLocation(Dwarf_Attribute* attr) {
@@ -352,30 +361,82 @@ struct AttributeDecoder {
 } // namespace
 
 Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::string& path) {
+    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(path));
+    if (!reader->openDirect()) {
+        if (auto opened = reader->openThroughDwfl(); !opened)
+            return std::move(opened).error();
+    }
+    if (auto units = reader->enumerateUnits(); !units)
+        return std::move(units).error();
+    return reader;
+}
+
+bool LibdwUnitReader::openDirect() {
+    elf_version(EV_CURRENT);
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0)
+        return false;
+    elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+    GElf_Ehdr ehdr;
+    size_t shstrndx = 0;
+    if (!elf_ || !gelf_getehdr(elf_, &ehdr) || ehdr.e_type == ET_REL ||
+        elf_getshdrstrndx(elf_, &shstrndx) != 0)
+        return false;
+    size_t fileSize = 0;
+    const char* file = elf_rawfile(elf_, &fileSize);
+    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn; scn = elf_nextscn(elf_, scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr))
+            return false;
+        if (shdr.sh_flags & SHF_ALLOC)
+            sections_.push_back({shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn))});
+        const char* name = elf_strptr(elf_, shstrndx, shdr.sh_name);
+        if (!name || std::string_view(name) != ".debug_info" || (shdr.sh_flags & SHF_COMPRESSED))
+            continue;
+        // Pages may be dropped only where the data is the file mapping itself, never a copy.
+        Elf_Data* data = elf_rawdata(scn, nullptr);
+        if (file && data && data->d_buf >= file && data->d_size <= fileSize &&
+            static_cast<const char*>(data->d_buf) + data->d_size <= file + fileSize) {
+            info_ = static_cast<const char*>(data->d_buf);
+            infoSize_ = data->d_size;
+        }
+    }
+    std::sort(sections_.begin(), sections_.end(),
+              [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
+    dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
+    return dwarf_ != nullptr;
+}
+
+Expected<void> LibdwUnitReader::openThroughDwfl() {
+    if (dwarf_)
+        dwarf_end(dwarf_);
+    if (elf_)
+        elf_end(elf_);
+    dwarf_ = nullptr;
+    elf_ = nullptr;
+    info_ = nullptr;
+    sections_.clear();
+    if (fd_ < 0)
+        return Error::io(path_ + ": cannot open: " + std::strerror(errno));
     static char* debuginfoPath = nullptr;
     static const Dwfl_Callbacks callbacks = {
         dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address,
         &debuginfoPath};
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return Error::io(path + ": cannot open: " + std::strerror(errno));
-    Dwfl* dwfl = dwfl_begin(&callbacks);
-    if (!dwfl) {
-        ::close(fd);
-        return Error::io(path + ": libdwfl: " + dwfl_errmsg(-1));
-    }
-    // libdwfl owns fd from here on, also on failure.
-    Dwfl_Module* module = dwfl_report_offline(dwfl, path.c_str(), path.c_str(), fd);
-    dwfl_report_end(dwfl, nullptr, nullptr);
-    Dwarf_Addr bias = 0;
-    Dwarf* dwarf = module ? dwfl_module_getdwarf(module, &bias) : nullptr;
-    if (!dwarf) {
-        std::string why = dwfl_errmsg(-1);
-        dwfl_end(dwfl);
-        return Error::badInput(path + ": no DWARF to read (" + why + ")");
-    }
-    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(path, dwfl, module, dwarf, bias));
+    dwfl_ = dwfl_begin(&callbacks);
+    if (!dwfl_)
+        return Error::io(path_ + ": libdwfl: " + dwfl_errmsg(-1));
+    // libdwfl takes the descriptor over, also on failure.
+    int fd = fd_;
+    fd_ = -1;
+    module_ = dwfl_report_offline(dwfl_, path_.c_str(), path_.c_str(), fd);
+    dwfl_report_end(dwfl_, nullptr, nullptr);
+    dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
+    if (!dwarf_)
+        return Error::badInput(path_ + ": no DWARF to read (" + dwfl_errmsg(-1) + ")");
+    return {};
+}
 
+Expected<void> LibdwUnitReader::enumerateUnits() {
     // Enumerating once, on this thread, lets libdw index every unit before workers share it.
     Dwarf_CU* cu = nullptr;
     Dwarf_CU* next = nullptr;
@@ -383,27 +444,67 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::stri
     uint8_t unitType = 0;
     Dwarf_Die unitDie, subDie;
     int rc;
-    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
+    while ((rc = dwarf_get_units(dwarf_, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
         uint8_t addressSize = 8;
         uint8_t offsetSize = 0;
         dwarf_cu_info(next, nullptr, nullptr, nullptr, nullptr, nullptr, &addressSize, &offsetSize);
-        reader->units_.push_back({unitDie, dwarf_dieoffset(&unitDie), version, unitType, addressSize});
+        Dwarf_Off offset = dwarf_dieoffset(&unitDie);
+        units_.push_back({unitDie, offset, offset - dwarf_cuoffset(&unitDie), version, unitType,
+                          addressSize});
         cu = next;
     }
     if (rc < 0)
-        return Error::badInput(path + ": .debug_info: unit after offset " +
-                               hex(reader->units_.empty() ? 0 : reader->units_.back().offset) +
-                               ": " + dwarf_errmsg(-1));
-    if (reader->units_.empty())
-        return Error::badInput(path + ": .debug_info has no units");
-    return reader;
+        return Error::badInput(path_ + ": .debug_info: unit after offset " +
+                               hex(units_.empty() ? 0 : units_.back().offset) + ": " +
+                               dwarf_errmsg(-1));
+    if (units_.empty())
+        return Error::badInput(path_ + ": .debug_info has no units");
+    return {};
 }
 
-LibdwUnitReader::~LibdwUnitReader() { dwfl_end(dwfl_); }
+LibdwUnitReader::~LibdwUnitReader() {
+    if (dwfl_) {
+        dwfl_end(dwfl_); // owns the Dwarf and the descriptor
+        return;
+    }
+    if (dwarf_)
+        dwarf_end(dwarf_);
+    if (elf_)
+        elf_end(elf_);
+    if (fd_ >= 0)
+        ::close(fd_);
+}
+
+void LibdwUnitReader::releaseUnit(size_t index) {
+    // A unit's DIEs are decoded; the kernel's 164 MB of .debug_info need not all stay resident.
+    // Type units live in another section: only .debug_info units are released.
+    if (!info_ || units_[index].unitType == DW_UT_type)
+        return;
+    uint64_t begin = units_[index].headerOffset;
+    uint64_t end = index + 1 < units_.size() ? units_[index + 1].headerOffset : infoSize_;
+    if (end <= begin || end > infoSize_)
+        return;
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    auto first = (reinterpret_cast<uintptr_t>(info_ + begin) + page - 1) & ~(page - 1);
+    auto last = reinterpret_cast<uintptr_t>(info_ + end) & ~(page - 1);
+    if (last > first)
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
-    // libdwfl knows where it placed each section of a relocatable file; for executables this is
-    // the plain section lookup.
+    if (!dwfl_) {
+        auto it = std::upper_bound(sections_.begin(), sections_.end(), dwarfAddress,
+                                   [](uint64_t a, const AllocatedSection& s) { return a < s.address; });
+        // Sections may overlap (.tbss); the last one starting at or below the address that
+        // contains it wins.
+        while (it != sections_.begin()) {
+            --it;
+            if (dwarfAddress - it->address < it->size)
+                return SectionOffset{it->index, dwarfAddress - it->address};
+        }
+        return std::nullopt;
+    }
+    // libdwfl knows where it placed each section of a relocatable file.
     Dwarf_Addr address = dwarfAddress + bias_;
     Dwarf_Addr bias = 0;
     Elf_Scn* scn = dwfl_module_address_section(module_, &address, &bias);

@@ -1,7 +1,9 @@
-// Reads DWARF units with elfutils: libdwfl opens the file (applying relocations to ET_REL objects
-// such as kernel modules, decompressing debug sections, finding separate debug files), libdw
-// decodes the DIEs. One pass per DIE over its attributes (dwarf_getattrs), and subtrees that
-// cannot hold types (inlined instances, call sites) are skipped whole.
+// Reads DWARF units with elfutils. Executables and shared objects with their DWARF inside are
+// opened directly, read-only mapped, so the pages of a unit already read can be given back;
+// everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
+// separate debug files). libdw decodes the DIEs: one pass per DIE over its attributes
+// (dwarf_getattrs), and subtrees that cannot hold types (inlined instances, call sites) are
+// skipped whole.
 #pragma once
 
 #include "btforge/dwarf/UnitReader.h"
@@ -22,26 +24,40 @@ public:
     size_t unitCount() const override { return units_.size(); }
     bool isPartialUnit(size_t index) const override;
     Expected<void> readUnit(size_t index, UnitDies& out) override;
+    void releaseUnit(size_t index) override;
     std::optional<SectionOffset> locate(uint64_t dwarfAddress) const override;
 
 private:
     struct Unit {
         Dwarf_Die die;
-        Dwarf_Off offset;
+        Dwarf_Off offset;       // of the unit DIE
+        Dwarf_Off headerOffset; // of the unit header: where the unit's bytes start
         uint16_t version;
         uint8_t unitType;
         uint8_t addressSize;
     };
+    struct AllocatedSection {
+        uint64_t address;
+        uint64_t size;
+        uint32_t index;
+    };
 
-    LibdwUnitReader(std::string path, Dwfl* dwfl, Dwfl_Module* module, Dwarf* dwarf,
-                    Dwarf_Addr bias)
-        : path_(std::move(path)), dwfl_(dwfl), module_(module), dwarf_(dwarf), bias_(bias) {}
+    explicit LibdwUnitReader(std::string path) : path_(std::move(path)) {}
+    bool openDirect();
+    Expected<void> openThroughDwfl();
+    Expected<void> enumerateUnits();
 
     std::string path_;
-    Dwfl* dwfl_;
-    Dwfl_Module* module_;
-    Dwarf* dwarf_;
-    Dwarf_Addr bias_; // where libdwfl placed the file; DWARF addresses do not include it
+    int fd_ = -1;
+    Elf* elf_ = nullptr;         // direct mode
+    Dwfl* dwfl_ = nullptr;       // libdwfl mode
+    Dwfl_Module* module_ = nullptr;
+    Dwarf* dwarf_ = nullptr;
+    Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
+    std::vector<AllocatedSection> sections_; // direct mode: for locate()
+    // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
+    const char* info_ = nullptr;
+    size_t infoSize_ = 0;
     std::vector<Unit> units_;
 };
 

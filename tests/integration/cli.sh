@@ -58,6 +58,6 @@ expect_status 0 "$BTFORGE" convert "$sample" -o "$work/out.btf"
 expect_status 1 "$BTFORGE" convert "$work/junk" -f btf -o "$work/out.btf"
 [ ! -e "$work/out.btf" ] || fail "a failed run left the previous output in place"
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] || fail "a temporary file was left behind"
-expect_status 0 "$BTFORGE" convert "$sample" -o - -t text
+expect_status 0 "$BTFORGE" convert "$sample" -f btf -o - -t text
 cmp "$work/stdout" <("$BPFTOOL" btf dump file "$sample") || fail "'-o -' text differs from bpftool"
 echo "CLI contract holds"

@@ -5,6 +5,7 @@
  *                                  is not permitted here (tests skip on that)
  *   btf-oracle finalize OBJ OUT    the BTF of a BPF object after libbpf fixed its DATASEC sizes and
  *                                  offsets, as libbpf does before any load
+ *   btf-oracle dedup FILE          the type count libbpf's btf__dedup reaches on FILE
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -65,6 +66,22 @@ static int cmd_load(const char *path) {
     return code;
 }
 
+static int cmd_dedup(const char *path) {
+    struct btf *base;
+    struct btf *btf = parse(path, NULL, &base);
+    if (!btf)
+        return EXIT_REJECTED;
+    int err = btf__dedup(btf, NULL);
+    if (err) {
+        fprintf(stderr, "btf-oracle: btf__dedup fails on %s: %s\n", path, strerror(-err));
+        btf__free(btf);
+        return EXIT_REJECTED;
+    }
+    printf("%u types\n", btf__type_cnt(btf) - 1);
+    btf__free(btf);
+    return EXIT_OK;
+}
+
 static int cmd_finalize(const char *object_path, const char *out_path) {
     struct bpf_object *obj = bpf_object__open_file(object_path, NULL);
     if (!obj) {
@@ -91,8 +108,10 @@ int main(int argc, char **argv) {
         return cmd_parse(argv[2], argc == 4 ? argv[3] : NULL);
     if (argc == 3 && strcmp(argv[1], "load") == 0)
         return cmd_load(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "dedup") == 0)
+        return cmd_dedup(argv[2]);
     if (argc == 4 && strcmp(argv[1], "finalize") == 0)
         return cmd_finalize(argv[2], argv[3]);
-    fprintf(stderr, "usage: btf-oracle parse FILE [BASE] | load FILE | finalize OBJ OUT\n");
+    fprintf(stderr, "usage: btf-oracle parse FILE [BASE] | load FILE | dedup FILE | finalize OBJ OUT\n");
     return EXIT_USAGE;
 }

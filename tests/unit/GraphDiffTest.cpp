@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <vector>
 

@@ -15,13 +15,15 @@
 #include <bitset>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace btforge::compare {
 
-// Whether types of this kind are matched on their own; the others (PTR, ARRAY, FUNC_PROTO,
-// modifiers) are only compared inside the types that reference them.
+// The kinds whose types are matched on their own, in kind order; the others (PTR, ARRAY,
+// FUNC_PROTO, modifiers) are only compared inside the types that refer to them.
+std::span<const ir::Kind> matchedKinds();
 bool isMatchedKind(ir::Kind kind);
 
 struct DiffOptions {
@@ -29,6 +31,9 @@ struct DiffOptions {
     // means the same whether it is a FWD or the full STRUCT, and a FWD is not matched on its own
     // when its graph also defines the type. Strict: a FWD is a FWD everywhere.
     bool strictForwards = false;
+    // int m[3][4] as int [12]: pahole writes multi-dimensional arrays as one flat ARRAY, LLVM and
+    // btforge as nested ones; compare across that with this set.
+    bool flattenArrays = false;
     // The matched kinds to compare (indexed by kind number); the others are left out entirely.
     std::bitset<ir::kMaxKind + 1> kinds = std::bitset<ir::kMaxKind + 1>().set();
     // At most this many differences are listed; all are counted.

@@ -23,9 +23,9 @@ namespace btforge::dedup {
 // preMapped value of a unit type that is not a placeholder.
 inline constexpr ir::TypeId kNotPreMapped = UINT32_MAX;
 
-// What merge() needs from one unit that does not depend on the merged graph: references, label
-// and structural hashes, and the order to visit types in. Refers to the unit graph, which must
-// outlive it.
+// What merge() needs from one unit that does not depend on the merged graph: its references,
+// label and structural hashes, and strongly connected components. Refers to the unit graph, which
+// must outlive it.
 class PreparedUnit {
 public:
     const ir::TypeGraph& unit() const { return *unit_; }
@@ -35,10 +35,13 @@ private:
     friend class GraphMerger;
 
     const ir::TypeGraph* unit_ = nullptr;
-    RefGraph refs_;                        // node = unit type id, 0 = void
-    std::vector<uint64_t> hashes_;         // structural hash per node; empty until placeholders are
-                                           // resolved, when the unit has any
-    std::vector<ir::TypeId> order_;        // references before referrers, except around cycles
+    RefGraph refs_;                // node = unit type id, 0 = void
+    std::vector<uint64_t> hashes_; // structural hash per node; empty until placeholders are
+                                   // resolved, when the unit has any
+    // Strongly connected components, each after those it refers to: component i is
+    // order_[componentStarts_[i]] up to order_[componentStarts_[i + 1]].
+    std::vector<ir::TypeId> order_;
+    std::vector<uint32_t> componentStarts_;
     std::vector<ir::TypeId> placeholders_; // sorted
 };
 
@@ -51,9 +54,9 @@ public:
     GraphMerger& operator=(GraphMerger&&) noexcept;
     ~GraphMerger();
 
-    // Thread-safe and independent of any merger. `unit` is standalone (no base, ids from 1);
-    // `placeholders` lists its types that stand for types merged earlier (any order), whose
-    // targets merge() gets through preMapped.
+    // Pure, so callable from any thread while another merges. `unit` is standalone (no base,
+    // ids from 1); `placeholders` lists its types that stand for types merged earlier (any
+    // order), whose targets merge() gets through preMapped.
     static PreparedUnit prepare(const ir::TypeGraph& unit,
                                 std::span<const ir::TypeId> placeholders = {});
 

@@ -14,8 +14,8 @@ namespace btforge::dedup {
 // Rounds of structural hashing: a hash sees this many references deep.
 inline constexpr unsigned kHashRounds = 8;
 
-// A node's hash in every round, for nodes whose neighbourhood lies outside the graph being hashed
-// (placeholders standing for types merged earlier).
+// What references to a node see of it in each round, in place of its own hash: for placeholders
+// standing for types hashed elsewhere, and for types that must hash alike by name alone.
 struct FixedHashes {
     uint32_t node = 0;
     std::array<uint64_t, kHashRounds + 1> rounds{};
@@ -41,8 +41,8 @@ public:
     size_t refCount() const { return refs_.size(); }
 
     // Round 0 is the label hash; round k+1 mixes the label with the round-k hashes of the
-    // references in order. Equivalent (bisimilar) nodes get equal hashes in every round, in this
-    // graph or any other. Returns the last round's hashes.
+    // references in order (as `fixed` says, for fixed nodes). Equivalent (bisimilar) nodes get
+    // equal hashes in every round, in this graph or any other. Returns the last round's hashes.
     std::vector<uint64_t> structuralHashes(std::span<const FixedHashes> fixed = {}) const;
 
     size_t memoryUsage() const;

@@ -24,6 +24,7 @@ struct DwarfConversionOptions {
 struct SkippedFunction {
     std::string name;
     std::string reason;
+    std::string detail;
 };
 
 struct DwarfConversionReport {

@@ -7,6 +7,7 @@
 #include "btforge/dwarf/Observations.h"
 #include "btforge/dwarf/UnitReader.h"
 #include "btforge/elf/ElfSymbolTable.h"
+#include "btforge/ir/TypeGraph.h"
 
 #include <string>
 #include <vector>
@@ -18,13 +19,15 @@ struct FunctionDecision {
     // The instance whose prototype the FUNC takes (the first in unit order), or null if skipped.
     const FunctionObservation* chosen = nullptr;
     std::string_view skipReason; // empty when emitted
+    std::string detail;          // what disagrees, and where (DIE offsets), for the skip report
     size_t instances = 0;        // observations of this name
     size_t addresses = 0;        // distinct ELF addresses of this name
 };
 
-// `observations` must already carry final type ids (so equal prototypes have equal ids).
+// `observations` must already carry final ids of `graph` (so equal types have equal ids).
 // Decisions come sorted by name.
-std::vector<FunctionDecision> decideFunctions(const UnitObservations& observations,
+std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
+                                              const UnitObservations& observations,
                                               const elf::ElfSymbolTable& elf,
                                               const UnitReader& reader, const FeatureSet& features);
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# vmlinux-pahole.sh VMLINUX PAHOLE_BTF_XZ PAHOLE_SKIPPED_TSV: btforge's main job on the Debian
+# cloud kernel, against pahole v1.31's output on the same vmlinux (shared/data) and against the
+# kernel and libbpf:
+#  - the kernel accepts the BTF (BPF_BTF_LOAD) and libbpf parses it;
+#  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF/FWD/INT/FLOAT and the per-CPU DATASEC and its VARs
+#    equal pahole's (btforge diff: names, sizes, members, offsets, bitfields, values, types);
+#  - every FUNC only one side has is listed with the reason the other side gives for leaving it
+#    out; a difference nobody explains fails the test (docs/functions.md defends each kind);
+#  - -j1, -j2 and -j4 give byte-identical output, and so does a second run.
+source "$(dirname "$0")/lib.sh"
+vmlinux=$1 reference=$2 reference_skipped=$3
+require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
+require_file "$reference"
+require_file "$reference_skipped"
+
+convert() { # jobs output
+    "$BTFORGE" --quiet -j "$1" convert "$vmlinux" -o "$2" --report-skipped "$2.skipped.json"
+}
+convert 2 "$work/j2.btf"
+"$BTF_ORACLE" parse "$work/j2.btf" || fail "libbpf rejects the output"
+set +e
+"$BTF_ORACLE" load "$work/j2.btf"
+verdict=$?
+set -e
+[ "$verdict" = 0 ] || [ "$verdict" = "$SKIP" ] || fail "the kernel rejects the output"
+
+xz -dc "$reference" > "$work/pahole.btf"
+set +e
+# pahole flattens multi-dimensional arrays; btforge keeps them nested (docs/functions.md).
+"$BTFORGE" diff -f btf --flatten-arrays --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
+    "$work/pahole.btf" "$work/j2.btf" > "$work/types.diff"
+types=$?
+set -e
+head -n 20 "$work/types.diff"
+[ "$types" = 0 ] || { sed -n '20,80p' "$work/types.diff"; fail "named types differ from pahole's"; }
+
+# FUNC sets, by name: every name one side has and the other lacks needs the other's reason.
+"$BPFTOOL" btf dump file "$work/j2.btf" | sed -n "s/^\[[0-9]*\] FUNC '\([^']*\)'.*/\1/p" | sort > "$work/ours"
+"$BPFTOOL" btf dump file "$work/pahole.btf" | sed -n "s/^\[[0-9]*\] FUNC '\([^']*\)'.*/\1/p" | sort > "$work/theirs"
+sed -n 's/^{"name":"\([^"]*\)","reason":"\([^"]*\)".*/\1\t\2/p' "$work/j2.btf.skipped.json" | sort > "$work/our-reasons"
+# pahole's list also carries comparison details; keep each name's final reason.
+grep -E "$(printf '\t')(optimized parameters|ambiguous address|reordered parameters|inconsistet prototype|unexpected register usage for parameter|uncertain parameter location)\$" \
+    "$reference_skipped" | sort -t "$(printf '\t')" -k1,1 -u > "$work/their-reasons"
+unexplained=0
+explain() { # names-file reasons-file who
+    while IFS= read -r name; do
+        reason=$(awk -F '\t' -v n="$name" '$1 == n {print $2; exit}' "$2")
+        echo "  $name: $3 skip it: ${reason:-NO REASON}"
+        [ -n "$reason" ] || unexplained=$((unexplained + 1))
+    done < "$1"
+}
+comm -13 "$work/ours" "$work/theirs" > "$work/only-pahole"
+comm -23 "$work/ours" "$work/theirs" > "$work/only-btforge"
+echo "FUNC: btforge $(wc -l < "$work/ours"), pahole $(wc -l < "$work/theirs")"
+echo "FUNCs pahole emits and btforge does not ($(wc -l < "$work/only-pahole")), with btforge's reason:"
+explain "$work/only-pahole" "$work/our-reasons" btforge
+echo "FUNCs btforge emits and pahole does not ($(wc -l < "$work/only-btforge")), with pahole's reason:"
+explain "$work/only-btforge" "$work/their-reasons" pahole
+echo "by reason:"
+cut -d: -f2- <(explain "$work/only-pahole" "$work/our-reasons" btforge) | sort | uniq -c | sort -rn | sed 's/^/  /'
+[ "$unexplained" = 0 ] || fail "$unexplained FUNC differences have no reason"
+
+for jobs in 1 4; do
+    convert "$jobs" "$work/j$jobs.btf"
+    cmp "$work/j2.btf" "$work/j$jobs.btf" || fail "-j$jobs output differs from -j2"
+done
+convert 2 "$work/again.btf"
+cmp "$work/j2.btf" "$work/again.btf" || fail "a second -j2 run differs"
+echo "kernel-accepted, pahole-equal named types, explained FUNC differences, identical at -j1/-j2/-j4"
