@@ -44,7 +44,8 @@ po::options_description convertOptions() {
         "lang-exclude", po::value<std::string>()->default_value("rust"),
         "skip DWARF units of these languages (comma-separated; '' for none)")(
         "report-skipped", po::value<std::string>(),
-        "write every function left out, with the reason, to FILE as JSON");
+        "write every function left out, with the reason, to FILE as JSON")(
+        "no-dedup", "keep every unit's types as read (to compare deduplicators)");
     return d;
 }
 
@@ -133,6 +134,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     command.options.languageExclude = vm["lang-exclude"].as<std::string>();
     if (auto report = optional<std::string>(vm, "report-skipped"))
         command.options.reportSkippedPath = *report;
+    command.options.dedup = vm.count("no-dedup") == 0;
     return command;
 }
 

@@ -3,6 +3,8 @@
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
 
+#include "../dedup/TypeLabel.h"
+
 #include <algorithm>
 #include <dwarf.h>
 #include <map>
@@ -23,8 +25,9 @@ public:
                  plugin::Session& session, const DwarfConversionOptions& options,
                  DwarfConversionReport& report)
         : reader_(reader), session_(session), options_(options), report_(report),
-          merger_(std::move(base)), observations_(reader.unitCount()),
-          errors_(reader.unitCount()) {}
+          merger_(base), appended_(base),
+          appendedObservations_(options.dedup ? 0 : reader.unitCount()),
+          observations_(reader.unitCount()), errors_(reader.unitCount()) {}
 
     Expected<void> run() {
         std::vector<size_t> partial, complete;
@@ -36,10 +39,15 @@ public:
         UnitDies scratch;
         for (size_t i : partial)
             processUnit(i, scratch);
-        session_.tasks.parallelFor(complete.size(), [&](size_t k) {
-            thread_local UnitDies dies;
-            processUnit(complete[k], dies);
-        });
+        if (options_.dedup) {
+            session_.tasks.parallelFor(complete.size(), [&](size_t k) {
+                thread_local UnitDies dies;
+                processUnit(complete[k], dies);
+            });
+        } else {
+            for (size_t i : complete) // appending keeps input order only when serial
+                processUnit(i, scratch);
+        }
         session_.progress.end();
         for (auto& error : errors_) {
             if (error)
@@ -49,6 +57,8 @@ public:
     }
 
     dedup::GraphMerger& merger() { return merger_; }
+    ir::TypeGraph& appended() { return appended_; }
+    std::vector<UnitObservations>& appendedObservations() { return appendedObservations_; }
     std::vector<UnitObservations>& observations() { return observations_; }
 
 private:
@@ -90,6 +100,12 @@ private:
                 ++report_.unresolvedReferences;
             }
         }
+        if (!options_.dedup) {
+            // Functions are still decided on deduplicated types, so the FUNC set is the same
+            // with and without dedup; they are only written with the appended ids.
+            appendedObservations_[index] = mapped.observations;
+            appendedObservations_[index].remapTypes(append(mapped), 1);
+        }
         std::vector<TypeId> merged =
             merger_.merge(std::move(prepared), static_cast<uint32_t>(index), mapped.preMapped);
         for (const auto& [offset, local] : mapped.exportedTypes)
@@ -108,12 +124,33 @@ private:
         observations_[index] = std::move(mapped.observations);
     }
 
+    // Without dedup (a diagnostic: what libbpf's dedup would start from), every unit type is
+    // copied as it is, placeholders aside.
+    std::vector<TypeId> append(const MappedUnit& mapped) {
+        const ir::TypeGraph& unit = mapped.graph;
+        std::vector<TypeId> map(unit.ownCount());
+        TypeId next = appended_.endId();
+        for (TypeId id = 1; id < unit.endId(); ++id) {
+            TypeId pre = mapped.preMapped[id - 1];
+            map[id - 1] = pre != kNotPreMapped ? pre : next++;
+        }
+        auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
+        for (TypeId id = 1; id < unit.endId(); ++id) {
+            if (mapped.preMapped[id - 1] == kNotPreMapped)
+                appended_.add(dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
+        }
+        return map;
+    }
+
     UnitReader& reader_;
     plugin::Session& session_;
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
     std::mutex mutex_;
     dedup::GraphMerger merger_;
+    ir::TypeGraph appended_;
+    std::vector<UnitObservations> appendedObservations_; // by unit, without dedup
+    dedup::detail::ListScratch scratch_;
     std::unordered_map<DieOffset, TypeId> exported_;
     std::vector<UnitObservations> observations_;
     std::vector<std::optional<Error>> errors_;
@@ -130,8 +167,8 @@ public:
         }
     }
 
-    void emit(const FunctionDecision& d, const UnitObservations& obs, bool withTags) {
-        const FunctionObservation& f = *d.chosen;
+    void emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
+              bool withTags) {
         params_.clear();
         for (const ParamObservation& p : obs.paramsOf(f))
             params_.push_back({graph_.intern(p.name), p.type});
@@ -143,7 +180,7 @@ public:
             it->second = graph_.add(proto);
         // Static linkage for all, as pahole writes kernel BTF: what matters to a tracer is the
         // name and the prototype, and tools compare against pahole's output.
-        TypeId func = graph_.add(ir::FuncType{graph_.intern(d.name), it->second,
+        TypeId func = graph_.add(ir::FuncType{graph_.intern(name), it->second,
                                               ir::FuncLinkage::Static});
         if (withTags) {
             for (const TagObservation& t : obs.tagsOf(f))
@@ -250,20 +287,28 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         unit.remapTypes(finalIds, 0);
         all.append(std::move(unit));
     }
+    // Without dedup the output is the appended graph, described by the same observations in the
+    // same order but with its own ids.
+    UnitObservations appendedIds;
+    for (UnitObservations& unit : pipeline.appendedObservations())
+        appendedIds.append(std::move(unit));
+    ir::TypeGraph& output = options.dedup ? graph : pipeline.appended();
+    const UnitObservations& written = options.dedup ? all : appendedIds;
 
     const FeatureSet& features = options.features;
-    FunctionEmitter functions(graph);
+    FunctionEmitter functions(output);
     for (const FunctionDecision& d : decideFunctions(graph, all, elf, reader, features)) {
         if (d.chosen) {
-            functions.emit(d, all, features.has(Feature::DeclTag));
+            const FunctionObservation& f = written.functions[d.chosen - all.functions.data()];
+            functions.emit(d.name, f, written, features.has(Feature::DeclTag));
             ++report.functions;
         } else {
             report.skippedFunctions.push_back(
                 {std::string(d.name), std::string(d.skipReason), d.detail});
         }
     }
-    emitVariables(graph, all, elf, reader, features, report);
-    return std::move(graph);
+    emitVariables(output, written, elf, reader, features, report);
+    return std::move(output);
 }
 
 Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {

@@ -64,6 +64,7 @@ private:
         if (!languages)
             return std::move(languages).error();
         out.excludedLanguages = std::move(*languages);
+        out.dedup = in.dedup;
         return out;
     }
 };

@@ -7,7 +7,9 @@
 #    equal pahole's (btforge diff: names, sizes, members, offsets, bitfields, values, types);
 #  - every FUNC only one side has is listed with the reason the other side gives for leaving it
 #    out; a difference nobody explains fails the test (docs/functions.md defends each kind);
-#  - -j1, -j2 and -j4 give byte-identical output, and so does a second run.
+#  - -j1, -j2 and -j4 give byte-identical output, and so does a second run;
+#  - dedup oracle: libbpf's btf__dedup, given btforge's output without dedup (--no-dedup),
+#    reaches no fewer types than btforge does.
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1 reference=$2 reference_skipped=$3
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
@@ -67,4 +69,10 @@ for jobs in 1 4; do
 done
 convert 2 "$work/again.btf"
 cmp "$work/j2.btf" "$work/again.btf" || fail "a second -j2 run differs"
-echo "kernel-accepted, pahole-equal named types, explained FUNC differences, identical at -j1/-j2/-j4"
+"$BTFORGE" --quiet convert "$vmlinux" --no-dedup -o "$work/no-dedup.btf"
+ours=$("$BTF_ORACLE" parse "$work/j2.btf" | cut -d' ' -f1)
+theirs=$("$BTF_ORACLE" dedup "$work/no-dedup.btf" | cut -d' ' -f1)
+echo "types: btforge $ours; libbpf's btf__dedup of btforge's output before dedup: $theirs"
+[ "$ours" -le "$theirs" ] || fail "btforge's dedup leaves more types than libbpf's"
+rm -f "$work/no-dedup.btf"
+echo "kernel-accepted, pahole-equal named types, explained FUNC differences, identical at -j1/-j2/-j4, dedup <= libbpf"

@@ -19,6 +19,8 @@ namespace btforge::dwarf {
 struct DwarfConversionOptions {
     FeatureSet features = FeatureSet::defaults();
     std::vector<uint16_t> excludedLanguages; // DW_LANG_* codes whose units are skipped
+    // Off: every unit's types as they are, one after another (what a dedup pass starts from).
+    bool dedup = true;
 };
 
 struct SkippedFunction {

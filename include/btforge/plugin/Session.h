@@ -44,6 +44,8 @@ struct Options {
     std::string languageExclude = "rust";
     // Where to write every skipped function with its reason, as JSON (--report-skipped).
     std::string reportSkippedPath;
+    // --no-dedup: leave duplicate types in (to compare deduplicators).
+    bool dedup = true;
 };
 
 struct Session {
