@@ -286,6 +286,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     for (UnitObservations& unit : pipeline.observations()) {
         unit.remapTypes(finalIds, 0);
         all.append(std::move(unit));
+        unit = UnitObservations(); // give the copied lists back now
     }
     // Without dedup the output is the appended graph, described by the same observations in the
     // same order but with its own ids.

@@ -16,6 +16,7 @@ void UnitObservations::remapTypes(std::span<const ir::TypeId> map, ir::TypeId fi
 }
 
 void UnitObservations::append(UnitObservations&& other) {
+    text.adopt(other.text);
     auto paramBase = static_cast<uint32_t>(params.size());
     auto tagBase = static_cast<uint32_t>(tags.size());
     for (FunctionObservation f : other.functions) {

@@ -464,7 +464,7 @@ private:
 
         UnitObservations& obs = out_.observations;
         FunctionObservation fo;
-        fo.name = name;
+        fo.name = out_.observations.text.store(name);
         fo.die = die.offset;
         fo.unit = unitOrder_;
         fo.lowPc = die.lowPc;
@@ -494,6 +494,7 @@ private:
             const Die* origin = dieAt(param.abstractOrigin);
             ParamObservation po;
             po.name = !param.name.empty() ? param.name : origin ? origin->name : std::string_view();
+            po.name = obs.text.store(po.name);
             if (po.name.empty()) {
                 obs.params.resize(fo.paramFirst); // an unnamed parameter: not a usable prototype
                 return;
@@ -552,7 +553,8 @@ private:
             return;
         forEachChild(index, [&](uint32_t, const Die& child) {
             if (isAnnotation(child) && child.name == "btf_decl_tag")
-                out_.observations.tags.push_back({child.stringValue, component});
+                out_.observations.tags.push_back(
+                    {out_.observations.text.store(child.stringValue), component});
         });
     }
 
@@ -575,6 +577,7 @@ private:
         vo.name = !die.name.empty() ? die.name : declaration ? declaration->name : std::string_view();
         if (vo.name.empty())
             return;
+        vo.name = out_.observations.text.store(vo.name);
         vo.die = die.offset;
         vo.unit = unitOrder_;
         vo.type = resolve(die.type != kNoDie ? die.type : declaration ? declaration->type : kNoDie);

@@ -358,6 +358,23 @@ struct AttributeDecoder {
     }
 };
 
+// The size of a DWARF section as libdw reads it (decompressed), 0 when there is none.
+uint64_t sectionSize(Elf* elf, std::string_view name) {
+    size_t shstrndx = 0;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char* found = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name)
+                                                     : nullptr;
+        if (!found || (name != found && "z" + std::string(name.substr(1)) != found + 1))
+            continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        return data ? data->d_size : 0;
+    }
+    return 0;
+}
+
 } // namespace
 
 Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::string& path) {
@@ -432,7 +449,7 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     dwfl_report_end(dwfl_, nullptr, nullptr);
     dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
     if (!dwarf_)
-        return Error::badInput(path_ + ": no DWARF to read (" + dwfl_errmsg(-1) + ")");
+        return Error::badInput(path_ + ": cannot read its DWARF (" + dwfl_errmsg(-1) + ")");
     return {};
 }
 
@@ -455,10 +472,29 @@ Expected<void> LibdwUnitReader::enumerateUnits() {
     }
     if (rc < 0)
         return Error::badInput(path_ + ": .debug_info: unit after offset " +
-                               hex(units_.empty() ? 0 : units_.back().offset) + ": " +
+                               hex(units_.empty() ? 0 : units_.back().headerOffset) + ": " +
                                dwarf_errmsg(-1));
     if (units_.empty())
         return Error::badInput(path_ + ": .debug_info has no units");
+    // libdw reads a unit as far as its header says, even past the end of the section (a file cut
+    // short): such a unit is refused here, by its offset, rather than read in part.
+    const uint64_t infoSize = sectionSize(dwarf_getelf(dwarf_), ".debug_info");
+    const uint64_t typesSize = sectionSize(dwarf_getelf(dwarf_), ".debug_types");
+    for (const Unit& unit : units_) {
+        // DWARF 4 type units live in .debug_types, DWARF 5's in .debug_info.
+        bool inTypes = unit.version < 5 && unit.unitType == DW_UT_type;
+        uint64_t signature = 0;
+        Dwarf_Off end = 0;
+        if (dwarf_next_unit(dwarf_, unit.headerOffset, &end, nullptr, nullptr, nullptr, nullptr,
+                            nullptr, inTypes ? &signature : nullptr, nullptr) != 0 ||
+            end > (inTypes ? typesSize : infoSize))
+            return Error::badInput(path_ + ": unit " + hex(unit.headerOffset) +
+                                   ": its length runs past the end of " +
+                                   (inTypes ? ".debug_types" : ".debug_info"));
+    }
+    // Reading every unit header faulted in (with the kernel's fault-around) much of the section;
+    // workers bring back only the unit they read.
+    dropPages(0, infoSize_);
     return {};
 }
 
@@ -478,12 +514,16 @@ LibdwUnitReader::~LibdwUnitReader() {
 void LibdwUnitReader::releaseUnit(size_t index) {
     // A unit's DIEs are decoded; the kernel's 164 MB of .debug_info need not all stay resident.
     // Type units live in another section: only .debug_info units are released.
-    if (!info_ || units_[index].unitType == DW_UT_type)
+    if (units_[index].unitType == DW_UT_type)
         return;
-    uint64_t begin = units_[index].headerOffset;
     uint64_t end = index + 1 < units_.size() ? units_[index + 1].headerOffset : infoSize_;
-    if (end <= begin || end > infoSize_)
+    dropPages(units_[index].headerOffset, end);
+}
+
+void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
+    if (!info_ || end <= begin || end > infoSize_)
         return;
+    // Whole pages inside the range only; the mapping is the file's, so dropped pages read back.
     const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     auto first = (reinterpret_cast<uintptr_t>(info_ + begin) + page - 1) & ~(page - 1);
     auto last = reinterpret_cast<uintptr_t>(info_ + end) & ~(page - 1);

@@ -46,6 +46,8 @@ private:
     bool openDirect();
     Expected<void> openThroughDwfl();
     Expected<void> enumerateUnits();
+    // Gives back the resident pages of .debug_info[begin, end) (direct mode only).
+    void dropPages(uint64_t begin, uint64_t end) const;
 
     std::string path_;
     int fd_ = -1;

@@ -5,6 +5,7 @@
 
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/ir/Kind.h"
+#include "btforge/support/TextArena.h"
 
 #include <cstdint>
 #include <string_view>
@@ -66,6 +67,9 @@ struct VariableObservation {
 };
 
 struct UnitObservations {
+    // Names are copied here: views into the DWARF would keep the input's pages resident when
+    // the decisions read them at the end.
+    TextArena text;
     std::vector<FunctionObservation> functions;
     std::vector<ParamObservation> params;
     std::vector<TagObservation> tags;

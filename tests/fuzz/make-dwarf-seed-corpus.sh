@@ -1,0 +1,37 @@
+#!/bin/sh
+# Writes a seed corpus of small ELF files with DWARF for dwarf-loader-fuzz into DIR, built from
+# dwarf-seeds-src/ by gcc and clang: relocatable objects (read through libdwfl, relocations
+# applied) and shared objects (read directly), DWARF 4 and 5, with and without optimisation, and
+# the variants users have: compressed sections and type units.
+# CC, CXX, CLANG and CLANGXX override the compilers (default gcc, g++, clang-19, clang++-19).
+set -eu
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 DIR" >&2
+	exit 2
+fi
+dir=$1
+src=$(cd "$(dirname "$0")" && pwd)/dwarf-seeds-src
+gcc=${CC:-gcc}
+gxx=${CXX:-g++}
+clang=${CLANG:-clang-19}
+clangxx=${CLANGXX:-clang++-19}
+mkdir -p "$dir"
+
+# Smaller inputs fuzz faster: no unwind tables, build id or page-aligned code.
+small="-fno-asynchronous-unwind-tables -Wl,--build-id=none -Wl,-z,noseparate-code -w"
+for name in shapes functions; do
+	in=$src/$name.c
+	"$gcc" -g -O0 -w -fno-asynchronous-unwind-tables -c "$in" -o "$dir/$name-gcc5-O0.o"
+	"$gcc" -g -gdwarf-4 -O2 -w -fno-asynchronous-unwind-tables -c "$in" -o "$dir/$name-gcc4-O2.o"
+	"$clang" -g -O1 -w -fno-asynchronous-unwind-tables -c "$in" -o "$dir/$name-clang5-O1.o"
+	"$gcc" -g -O2 -fPIC -shared -nostdlib $small "$in" -o "$dir/$name-gcc5-O2.so"
+done
+"$gcc" -g -O0 -gz=zlib -w -fno-asynchronous-unwind-tables -c "$src/functions.c" \
+	-o "$dir/functions-gcc5-zlib.o"
+"$gcc" -g -gdwarf-4 -fdebug-types-section -fPIC -shared -nostdlib $small "$src/shapes.c" \
+	-o "$dir/shapes-gcc4-type-units.so"
+"$gxx" -g -O0 -w -fno-asynchronous-unwind-tables -c "$src/classes.cpp" -o "$dir/classes-g++5-O0.o"
+"$clangxx" -g -gdwarf-4 -fdebug-types-section -O1 -fPIC -shared -nostdlib $small \
+	"$src/classes.cpp" -o "$dir/classes-clang4-type-units.so"
+ls -l "$dir"

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bad-dwarf.sh PROGRAM: broken DWARF, made at test time from a DWARF test program and from
+# PROGRAM.o (its units linked with -r, read through libdwfl): no DWARF at all, .debug_info cut in
+# the middle of a unit, a unit longer than its section, an unknown DW_FORM in an abbreviation,
+# garbage sections, and btforge-mutate's corruptions of the whole ELF. Each must either fail
+# with exit 1, exactly one line `btforge: error: FILE: ...` (naming the unit or DIE offset where
+# the DWARF itself is broken) and no output file; or succeed with output libbpf parses and only
+# warnings that name the file. Never a crash, never a hang.
+source "$(dirname "$0")/lib.sh"
+: "${MUTATE:?}" "${DWARF_PATCH:?}"
+program=$1
+require_file "$program"
+require_file "$program.o"
+
+rejected=0 accepted=0
+# check CASE EXPECT: EXPECT is `located` (must fail, naming a unit or DIE), `fail` or `any`.
+check() {
+    local case=$1 expect=$2 out="$1.btf" rc
+    set +e
+    timeout 20 "$BTFORGE" convert "$case" -f dwarf -o "$out" 2> "$work/stderr"
+    rc=$?
+    set -e
+    case "$rc" in
+    0)
+        [ "$expect" = any ] || fail "$case: broken DWARF was accepted"
+        "$BTF_ORACLE" parse "$out" > /dev/null || fail "$case: accepted, but libbpf rejects the output"
+        if grep -qv "^btforge: warning: $case: " "$work/stderr"; then
+            cat "$work/stderr"
+            fail "$case: accepted with stderr lines that are not warnings naming the file"
+        fi
+        accepted=$((accepted + 1))
+        ;;
+    1)
+        [ ! -e "$out" ] || fail "$case: failed but left an output file"
+        [ "$(wc -l < "$work/stderr")" = 1 ] || { cat "$work/stderr"; fail "$case: not one error line"; }
+        grep -q "^btforge: error: $case: " "$work/stderr" ||
+            { cat "$work/stderr"; fail "$case: the error does not name the file"; }
+        if [ "$expect" = located ] && ! grep -qE "(unit|DIE) 0x[0-9a-f]+" "$work/stderr"; then
+            cat "$work/stderr"
+            fail "$case: the error names no unit or DIE offset"
+        fi
+        rejected=$((rejected + 1))
+        ;;
+    *)
+        cat "$work/stderr"
+        fail "$case: exit status $rc (crash or hang)"
+        ;;
+    esac
+}
+
+# variant INPUT NAME: a fresh copy of INPUT to corrupt.
+variant() {
+    cp "$1" "$work/$2"
+    echo "$work/$2"
+}
+
+for input in "$program" "$program.o"; do
+    base=$(basename "$input")
+    # The second unit's offset and length, to cut it in half.
+    read -r offset length < <(readelf --debug-dump=info "$input" | awk '
+        /Compilation Unit @ offset/ { sub(":", "", $NF); offset = $NF; n++ }
+        /Length:/ && n == 2 { print offset, $2; exit }')
+    [ -n "$length" ] || fail "$base: no second unit to cut"
+    size=0x$(readelf -S -W "$input" | awk '$2 == ".debug_info" { print $6 }')
+
+    v=$(variant "$input" "$base-no-dwarf")
+    strip --strip-debug "$v"
+    check "$v" fail
+
+    # In the object, relocations that now point past the section fail first, before any unit.
+    cut=located
+    [[ "$input" != *.o ]] || cut=fail
+    v=$(variant "$input" "$base-cut-unit")
+    "$DWARF_PATCH" "$v" truncate .debug_info $((offset + length / 2))
+    check "$v" $cut
+
+    v=$(variant "$input" "$base-cut-last-byte")
+    "$DWARF_PATCH" "$v" truncate .debug_info $((size - 1))
+    check "$v" $cut
+
+    v=$(variant "$input" "$base-long-unit")
+    "$DWARF_PATCH" "$v" unit-length
+    check "$v" located
+
+    # The unit DIE's abbreviation, then those of types inside a unit.
+    for tag in 0x11 0x24 0x13 0x0d; do
+        v=$(variant "$input" "$base-unknown-form-$tag")
+        "$DWARF_PATCH" "$v" form $tag 0x7f
+        check "$v" located
+    done
+
+    for seed in 1 2 3; do
+        for keep in 0 12; do
+            v=$(variant "$input" "$base-garbage-info-$keep-$seed")
+            "$DWARF_PATCH" "$v" garbage .debug_info $keep $seed
+            check "$v" any
+        done
+        v=$(variant "$input" "$base-garbage-abbrev-$seed")
+        "$DWARF_PATCH" "$v" garbage .debug_abbrev 0 $seed
+        check "$v" any
+    done
+
+    mkdir "$work/$base-mutated"
+    "$MUTATE" "$input" "$work/$base-mutated"
+    for v in "$work/$base-mutated"/*; do
+        case "$(basename "$v")" in
+        trunc-*) check "$v" fail ;;
+        *) check "$v" any ;;
+        esac
+    done
+done
+echo "$rejected broken inputs rejected cleanly, $accepted still readable and accepted"
