@@ -4,6 +4,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build/release}
 shift || true
+mkdir -p "$(dirname "$dir")"
 cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; exit 1; }
 cmake --build "$dir" -j "$(nproc)"

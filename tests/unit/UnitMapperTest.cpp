@@ -1,0 +1,360 @@
+// What a DIE means in BTF terms, on units written out by hand (the shapes compilers emit).
+#include "btforge/Features.h"
+#include "btforge/dwarf/UnitMapper.h"
+#include "btforge/support/TextArena.h"
+
+#include <doctest/doctest.h>
+#include <dwarf.h>
+
+using namespace btforge;
+using namespace btforge::dwarf;
+
+namespace {
+
+// Builds a pre-order DIE array: add() appends a DIE under the current parent; open()/close()
+// descend into and return from the last DIE's children.
+class UnitBuilder {
+public:
+    UnitBuilder() {
+        unit.dies.push_back(die(DW_TAG_compile_unit));
+        unit.dies[0].parent = kNoIndex;
+        parents_.push_back(0);
+        last_.push_back(kNoIndex);
+    }
+
+    Die& add(uint16_t tag, std::string_view name = {}) {
+        Die d = die(tag);
+        d.name = name;
+        d.parent = parents_.back();
+        auto index = static_cast<uint32_t>(unit.dies.size());
+        if (last_.back() == kNoIndex)
+            unit.dies[d.parent].firstChild = index;
+        else
+            unit.dies[last_.back()].nextSibling = index;
+        last_.back() = index;
+        unit.dies.push_back(d);
+        return unit.dies.back();
+    }
+    void open() {
+        parents_.push_back(last_.back());
+        last_.push_back(kNoIndex);
+    }
+    void close() {
+        parents_.pop_back();
+        last_.pop_back();
+    }
+    DieOffset offsetOf(uint32_t index) const { return unit.dies[index].offset; }
+    uint32_t lastIndex() const { return static_cast<uint32_t>(unit.dies.size() - 1); }
+
+    UnitDies unit;
+
+private:
+    Die die(uint16_t tag) {
+        Die d;
+        d.tag = tag;
+        d.offset = 0x100 + 0x10 * unit.dies.size();
+        return d;
+    }
+    std::vector<uint32_t> parents_;
+    std::vector<uint32_t> last_;
+};
+
+Die& sized(Die& d, uint64_t size) {
+    d.byteSize = size;
+    d.flags |= kHasByteSize;
+    return d;
+}
+
+// The id of the first own type with that kind and name.
+ir::TypeId find(const ir::TypeGraph& g, ir::Kind kind, std::string_view name = {}) {
+    for (ir::TypeId id = g.firstId(); id < g.endId(); ++id) {
+        if (g.kind(id) == kind && g.name(id) == name)
+            return id;
+    }
+    return ir::kVoidType;
+}
+
+} // namespace
+
+TEST_CASE("base types, pointers, typedefs and qualifiers map to their BTF kinds") {
+    UnitBuilder b;
+    Die& intDie = sized(b.add(DW_TAG_base_type, "int"), 4);
+    intDie.encoding = DW_ATE_signed;
+    DieOffset intType = intDie.offset;
+    Die& boolDie = sized(b.add(DW_TAG_base_type, "_Bool"), 1);
+    boolDie.encoding = DW_ATE_boolean;
+    Die& dbl = sized(b.add(DW_TAG_base_type, "double"), 8);
+    dbl.encoding = DW_ATE_float;
+    b.add(DW_TAG_const_type).type = intType;
+    DieOffset constInt = b.offsetOf(b.lastIndex());
+    b.add(DW_TAG_pointer_type).type = constInt;
+    b.add(DW_TAG_typedef, "cint").type = constInt;
+    b.add(DW_TAG_atomic_type).type = intType; // no BTF form: stands for int
+    DieOffset atomic = b.offsetOf(b.lastIndex());
+    b.add(DW_TAG_pointer_type).type = atomic;
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    const ir::TypeGraph& g = m.graph;
+    ir::TypeId i = find(g, ir::Kind::Int, "int");
+    REQUIRE(i);
+    auto intView = g.getAs<ir::IntType>(i);
+    CHECK(intView.size == 4);
+    CHECK(intView.bits == 32);
+    CHECK(intView.encoding == ir::int_encoding::kSigned);
+    CHECK(g.getAs<ir::IntType>(find(g, ir::Kind::Int, "_Bool")).encoding == ir::int_encoding::kBool);
+    CHECK(g.getAs<ir::FloatType>(find(g, ir::Kind::Float, "double")).size == 8);
+    ir::TypeId c = find(g, ir::Kind::Const);
+    CHECK(g.target(c) == i);
+    CHECK(g.target(find(g, ir::Kind::Typedef, "cint")) == c);
+    // Both pointers exist; the one to the atomic int points at int itself.
+    int pointersToInt = 0;
+    for (ir::TypeId id = g.firstId(); id < g.endId(); ++id)
+        pointersToInt += g.kind(id) == ir::Kind::Ptr && g.target(id) == i;
+    CHECK(pointersToInt == 1);
+}
+
+TEST_CASE("struct members: DWARF 5 bit offsets, DWARF 4 bitfields, unions, declarations") {
+    UnitBuilder b;
+    Die& u32 = sized(b.add(DW_TAG_base_type, "unsigned int"), 4);
+    u32.encoding = DW_ATE_unsigned;
+    DieOffset uint = u32.offset;
+    sized(b.add(DW_TAG_structure_type, "s"), 8);
+    b.open();
+    Die& a = b.add(DW_TAG_member, "a");
+    a.type = uint;
+    a.dataMemberLocation = 0;
+    a.flags |= kHasDataMemberLocation;
+    Die& bf = b.add(DW_TAG_member, "bf5"); // DWARF 5: data_bit_offset
+    bf.type = uint;
+    bf.bitSize = 3;
+    bf.dataBitOffset = 37;
+    bf.flags |= kHasBitSize | kHasDataBitOffset;
+    Die& old = b.add(DW_TAG_member, "bf4"); // DWARF 4: bit_offset from the storage unit's MSB
+    old.type = uint;
+    old.bitSize = 5;
+    old.bitOffset = 32 - 5 - 10; // bits 10..14 of the second word, little-endian
+    old.dataMemberLocation = 4;
+    old.flags |= kHasBitSize | kHasBitOffset | kHasDataMemberLocation;
+    b.add(DW_TAG_member, "static_member").flags |= kDeclaration | kExternal;
+    b.close();
+    b.add(DW_TAG_union_type, "declared").flags |= kDeclaration;
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    const ir::TypeGraph& g = m.graph;
+    auto s = g.getAs<ir::StructType>(find(g, ir::Kind::Struct, "s"));
+    REQUIRE(s.members.size() == 3); // the static member is not part of the layout
+    CHECK(s.size == 8);
+    CHECK(s.members[0].bitOffset == 0);
+    CHECK(s.members[0].bitfieldSize == 0);
+    CHECK(s.members[1].bitOffset == 37);
+    CHECK(s.members[1].bitfieldSize == 3);
+    CHECK(s.members[2].bitOffset == 32 + 10);
+    CHECK(s.members[2].bitfieldSize == 5);
+    ir::TypeId fwd = find(g, ir::Kind::Fwd, "declared");
+    REQUIRE(fwd);
+    CHECK(g.getAs<ir::FwdType>(fwd).isUnion);
+}
+
+TEST_CASE("enums: signedness from the values, 64-bit ones as ENUM64") {
+    UnitBuilder b;
+    sized(b.add(DW_TAG_enumeration_type, "small"), 4);
+    b.open();
+    Die& neg = b.add(DW_TAG_enumerator, "NEG");
+    neg.constValue = static_cast<uint64_t>(-3);
+    neg.flags |= kHasConstValue | kConstValueSigned;
+    b.close();
+    sized(b.add(DW_TAG_enumeration_type, "wide"), 8);
+    b.open();
+    Die& big = b.add(DW_TAG_enumerator, "BIG");
+    big.constValue = 0xffffffffffffffffull;
+    big.flags |= kHasConstValue;
+    b.close();
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    auto small = m.graph.getAs<ir::EnumType>(find(m.graph, ir::Kind::Enum, "small"));
+    CHECK(small.isSigned);
+    REQUIRE(small.values.size() == 1);
+    CHECK(small.values[0].value == 0xfffffffdu); // 32 bits, as BTF stores them
+    auto wide = m.graph.getAs<ir::Enum64Type>(find(m.graph, ir::Kind::Enum64, "wide"));
+    CHECK_FALSE(wide.isSigned);
+    CHECK(wide.values[0].value == 0xffffffffffffffffull);
+}
+
+TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have no elements") {
+    UnitBuilder b;
+    Die& chr = sized(b.add(DW_TAG_base_type, "char"), 1);
+    chr.encoding = DW_ATE_signed_char;
+    DieOffset charType = chr.offset;
+    b.add(DW_TAG_array_type).type = charType;
+    b.open();
+    Die& d0 = b.add(DW_TAG_subrange_type);
+    d0.bound = 2; // upper bound: 3 elements
+    d0.flags |= kHasUpperBound;
+    Die& d1 = b.add(DW_TAG_subrange_type);
+    d1.bound = 4; // count
+    d1.flags |= kHasCount;
+    b.close();
+    DieOffset matrix = b.offsetOf(1);
+    b.add(DW_TAG_array_type).type = charType;
+    b.open();
+    b.add(DW_TAG_subrange_type); // no bound: a flexible array member
+    b.close();
+    (void)matrix;
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    const ir::TypeGraph& g = m.graph;
+    std::vector<ir::ArrayType> arrays;
+    for (ir::TypeId id = g.firstId(); id < g.endId(); ++id) {
+        if (g.kind(id) == ir::Kind::Array)
+            arrays.push_back(g.getAs<ir::ArrayType>(id));
+    }
+    REQUIRE(arrays.size() == 3);
+    CHECK(arrays[0].count == 3);
+    REQUIRE(g.kind(arrays[0].elemType) == ir::Kind::Array);
+    CHECK(g.getAs<ir::ArrayType>(arrays[0].elemType).count == 4);
+    CHECK(arrays[1].count == 0);
+    CHECK(g.name(arrays[0].indexType) == "int");
+}
+
+TEST_CASE("type tags under a pointer tag the pointee; decl tags name their component") {
+    UnitBuilder b;
+    Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
+    i.encoding = DW_ATE_signed;
+    DieOffset intType = i.offset;
+    b.add(DW_TAG_pointer_type).type = intType;
+    b.open();
+    Die& tag = b.add(kTagLlvmAnnotation, "btf_type_tag");
+    tag.stringValue = "user";
+    tag.flags |= kConstValueString | kHasConstValue;
+    b.close();
+    sized(b.add(DW_TAG_structure_type, "tagged"), 4);
+    b.open();
+    Die& m0 = b.add(DW_TAG_member, "m");
+    m0.type = intType;
+    m0.flags |= kHasDataMemberLocation;
+    b.open();
+    Die& decl = b.add(kTagLlvmAnnotation, "btf_decl_tag");
+    decl.stringValue = "member_tag";
+    decl.flags |= kConstValueString | kHasConstValue;
+    b.close();
+    b.close();
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    const ir::TypeGraph& g = m.graph;
+    ir::TypeId typeTag = find(g, ir::Kind::TypeTag, "user");
+    REQUIRE(typeTag);
+    CHECK(g.name(g.target(typeTag)) == "int");
+    ir::TypeId ptr = find(g, ir::Kind::Ptr);
+    CHECK(g.target(ptr) == typeTag);
+    auto dt = g.getAs<ir::DeclTagType>(find(g, ir::Kind::DeclTag, "member_tag"));
+    CHECK(dt.componentIndex == 0);
+    CHECK(g.name(dt.type) == "tagged");
+}
+
+TEST_CASE("function observations: concrete instances, dropped and reordered parameters") {
+    UnitBuilder b;
+    Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
+    i.encoding = DW_ATE_signed;
+    DieOffset intType = i.offset;
+    // The abstract instance: int f(int a, int b)
+    Die& abstract = b.add(DW_TAG_subprogram, "f");
+    abstract.type = intType;
+    abstract.flags |= kInlined | kExternal;
+    DieOffset abstractOffset = abstract.offset;
+    b.open();
+    b.add(DW_TAG_formal_parameter, "a").type = intType;
+    DieOffset paramA = b.offsetOf(b.lastIndex());
+    b.add(DW_TAG_formal_parameter, "b").type = intType;
+    DieOffset paramB = b.offsetOf(b.lastIndex());
+    b.close();
+    // A concrete copy that lists b before a, with b in rdi (register 5) and a gone.
+    Die& concrete = b.add(DW_TAG_subprogram);
+    concrete.abstractOrigin = abstractOffset;
+    concrete.lowPc = 0x1000;
+    concrete.flags |= kHasLowPc;
+    b.open();
+    Die& pb = b.add(DW_TAG_formal_parameter);
+    pb.abstractOrigin = paramB;
+    pb.flags |= kHasLocation | kLocationKnown;
+    pb.locationFirst = 0;
+    pb.locationCount = 1;
+    b.unit.locationOps.push_back({DW_OP_reg5, 0, 0});
+    b.add(DW_TAG_formal_parameter).abstractOrigin = paramA; // no location: optimized out
+    b.close();
+
+    MappedUnit m = mapUnit(b.unit, 7);
+    const UnitObservations& obs = m.observations;
+    REQUIRE(obs.functions.size() == 2);
+    const FunctionObservation& f = obs.functions[1];
+    CHECK(f.name == "f");
+    CHECK(f.unit == 7);
+    CHECK(f.hasLowPc);
+    CHECK(f.lowPc == 0x1000);
+    CHECK((f.facts & kFunctionExternal) != 0);
+    CHECK((f.facts & kFunctionReorderedParams) != 0);
+    CHECK((f.facts & kFunctionOptimizedParams) != 0);
+    auto params = obs.paramsOf(f);
+    REQUIRE(params.size() == 2);
+    CHECK(params[0].name == "b"); // names come from the abstract instance
+    CHECK((params[1].facts & kParamOptimizedOut) != 0);
+    CHECK_FALSE(obs.functions[0].hasLowPc); // the abstract instance is observed too
+}
+
+TEST_CASE("file-scope variables with a static address are observed, locals are not") {
+    UnitBuilder b;
+    Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
+    i.encoding = DW_ATE_signed;
+    DieOffset intType = i.offset;
+    Die& v = b.add(DW_TAG_variable, "counter");
+    v.type = intType;
+    v.flags |= kExternal | kHasLocation | kLocationKnown;
+    v.locationFirst = 0;
+    v.locationCount = 1;
+    b.unit.locationOps.push_back({DW_OP_addr, 0x4000, 0});
+    b.add(DW_TAG_variable, "declared_only").flags |= kDeclaration;
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    REQUIRE(m.observations.variables.size() == 1);
+    const VariableObservation& var = m.observations.variables[0];
+    CHECK(var.name == "counter");
+    CHECK(var.hasAddress);
+    CHECK(var.address == 0x4000);
+    CHECK(var.external);
+}
+
+TEST_CASE("features parse pahole's names, 'default' and 'all'; unknown names are errors") {
+    auto defaults = FeatureSet::parse({});
+    REQUIRE(defaults);
+    CHECK(defaults->has(Feature::Var));
+    CHECK(defaults->has(Feature::ConsistentFunc));
+    CHECK_FALSE(defaults->has(Feature::GlobalVar));
+    std::vector<std::string> words{"default,global_var"};
+    auto extended = FeatureSet::parse(words);
+    REQUIRE(extended);
+    CHECK(extended->has(Feature::GlobalVar));
+    CHECK(extended->has(Feature::Float));
+    std::vector<std::string> only{"var"};
+    auto narrow = FeatureSet::parse(only);
+    REQUIRE(narrow);
+    CHECK_FALSE(narrow->has(Feature::Float));
+    std::vector<std::string> bad{"var,no_such_feature"};
+    auto unknown = FeatureSet::parse(bad);
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().message().find("no_such_feature") != std::string::npos);
+}
+
+TEST_CASE("text arena views survive moves, copies and adoption") {
+    std::string_view kept;
+    TextArena merged;
+    {
+        TextArena arena;
+        kept = arena.store("parameter_name");
+        for (int i = 0; i < 2000; ++i)
+            arena.store("filler text that makes the arena grow its blocks");
+        TextArena moved = std::move(arena);
+        merged.adopt(moved);
+    }
+    CHECK(kept == "parameter_name");
+    std::string big(100000, 'x');
+    CHECK(merged.store(big) == big);
+}
