@@ -10,6 +10,7 @@ packages=(
     libboost-dev libboost-program-options-dev  # Asio, DLL, Program_options
     doctest-dev                                # unit tests
     bpftool                                    # oracle: bpftool btf dump
+    dwz                                        # DWARF inputs: dwz partial units
     clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
 )
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, fetches the Debian reference kernel, then
 #  1. an ASan+UBSan build runs every test,
-#  2. the libFuzzer target of the BTF reader runs for 60 s on a corpus of real BTF,
+#  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the DWARF
+#     loader on small ELF files with DWARF,
 #  3. a release build runs every test (its CTest summary is the last line).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ echo "== sanitizers (ASan+UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_ctest "$build/asan"
 
-echo "== fuzzing the BTF reader (60 s)"
+echo "== fuzzing the BTF reader and the DWARF loader (60 s each)"
 "$root/scripts/build.sh" "$build/fuzz" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
     -DBTFORGE_FUZZ=ON > "$build/fuzz.log" 2>&1 || { tail -n 60 "$build/fuzz.log"; exit 1; }
 corpus=$build/fuzz/corpus
@@ -29,6 +30,12 @@ rm -rf "$corpus" && mkdir -p "$corpus"
 "$build/fuzz/bin/btf-reader-fuzz" -max_total_time=60 -print_final_stats=1 "$corpus" \
     > "$build/fuzz-run.log" 2>&1 || { tail -n 80 "$build/fuzz-run.log"; exit 1; }
 grep -E 'stat::number_of_executed_units|Done' "$build/fuzz-run.log" | head -n 2
+dwarf_corpus=$build/fuzz/dwarf-corpus
+rm -rf "$dwarf_corpus" && mkdir -p "$dwarf_corpus"
+"$root/tests/fuzz/make-dwarf-seed-corpus.sh" "$dwarf_corpus" > /dev/null
+"$build/fuzz/bin/dwarf-loader-fuzz" -max_total_time=60 -print_final_stats=1 "$dwarf_corpus" \
+    > "$build/fuzz-dwarf-run.log" 2>&1 || { tail -n 80 "$build/fuzz-dwarf-run.log"; exit 1; }
+grep -E 'stat::number_of_executed_units|Done' "$build/fuzz-dwarf-run.log" | head -n 2
 
 echo "== release"
 "$root/scripts/build.sh" "$build/release" > "$build/release.log" 2>&1 ||

@@ -8,9 +8,15 @@
 
 #include "HashIndex.h"
 #include "PartitionRefinement.h"
+#include "StructuralHash.h"
 #include "TypeLabel.h"
 
 #include <algorithm>
+#include <atomic>  // TMPTIMING
+#include <chrono>  // TMPTIMING
+#include <cstdio>  // TMPTIMING
+#include <cstdlib> // TMPTIMING
+#include <ctime>   // TMPTIMING
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,12 +24,34 @@
 
 namespace btforge::dedup {
 namespace {
+struct TmpPhaseTimes {                                    // TMPTIMING
+    std::atomic<int64_t> prepare{0}, merge{0}, finish{0}; // TMPTIMING
+    void print() {
+        if (std::getenv("BTFORGE_DEDUP_TIMES"))
+            std::fprintf(stderr, "dedup-cpu-times prepare %.3f merge %.3f finish %.3f\n",
+                         prepare / 1e9, merge / 1e9, finish / 1e9);
+    }        // TMPTIMING
+} gTmpTimes; // TMPTIMING
+inline int64_t tmpCpuNs() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+} // TMPTIMING
+struct TmpTimer {
+    std::atomic<int64_t>& a;
+    int64_t t = tmpCpuNs();
+    ~TmpTimer() { a += tmpCpuNs() - t; }
+}; // TMPTIMING
 
 using ir::Kind;
 using ir::TypeGraph;
 using ir::TypeId;
 
 constexpr TypeId kUnmapped = UINT32_MAX;
+
+// Rounds of the hashes finish() starts refining from. Refinement is exact whatever the start:
+// more rounds split more blocks by hashing, fewer leave more to refinement rounds.
+constexpr unsigned kFinishRounds = 8;
 
 // Orders the final graph: the first unit type (in input order) a merged type stands for.
 uint64_t unitKey(uint32_t unitOrder, TypeId local) {
@@ -93,12 +121,18 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
     return block;
 }
 
-struct RefCollector {
-    std::vector<TypeId>& out;
-    void number(uint64_t) {}
-    void text(std::string_view) {}
-    void ref(TypeId id) { out.push_back(id); }
-};
+// Adds `from`'s type `id` to `to`, names through mapName, references through mapRef.
+template <typename MapName, typename MapRef>
+TypeId copyType(const TypeGraph& from, TypeId id, TypeGraph& to, MapName&& mapName, MapRef&& mapRef,
+                detail::ListScratch& lists) {
+    return from.visit(
+        id, [&](const auto& t) { return to.add(detail::rewriteType(t, mapName, mapRef, lists)); });
+}
+
+// Gives a container's memory back (clear() keeps the capacity).
+template <typename T> void release(T& container) {
+    container = T();
+}
 
 } // namespace
 
@@ -119,7 +153,6 @@ struct GraphMerger::State {
     // Merged and base types ("the world"): a base type stands for its smallest equivalent.
     bool isOwn(TypeId id) const { return id >= firstOwn; }
     TypeId canonical(TypeId id) const { return isOwn(id) ? id : baseRep[id]; }
-    bool sameLabel(const TypeGraph& ga, TypeId a, const TypeGraph& gb, TypeId b);
 
     // --- merge() ---
     void preMap(const PreparedUnit& unit, std::span<const TypeId> preMapped);
@@ -138,6 +171,8 @@ struct GraphMerger::State {
         bool open; // still possibly one class
     };
     void findNameGroups(std::vector<TypeId>& named, std::vector<NameGroup>& groups) const;
+    std::vector<uint64_t> nominalHashes(std::span<const TypeId> named,
+                                        std::vector<NameGroup>& groups) const;
     uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved);
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
@@ -146,14 +181,16 @@ struct GraphMerger::State {
     TypeGraph merged; // over `base`
     TypeId firstOwn;
     std::vector<TypeId> baseRep;         // base id -> smallest equivalent base id
-    std::vector<uint64_t> ownKey;        // smallest unitKey standing for it, by own id - firstOwn
+    ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
     detail::HashIndex index;             // canonical base types and own types by structural hash
     uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
+    // Labels and references of the world by id (node i is type i): what walks and the final
+    // partition read. References are canonical, base types' included.
+    RefGraph world;
 
     // Per-round hashes of world types, for placeholders; filled on demand.
-    std::vector<uint64_t> roundMemo;     // (kHashRounds + 1) per id
+    std::vector<uint64_t> roundMemo;     // (kMatchRounds + 1) per id
     std::vector<uint16_t> roundMemoDone; // bit r: round r of that id is in roundMemo
-    std::vector<TypeId> memoRefs;
 
     // merge() scratch, by unit type id; kept across units so merging does not allocate.
     std::vector<TypeId> map;       // committed: merged id, or kUnmapped
@@ -163,26 +200,27 @@ struct GraphMerger::State {
     std::vector<TypeId> unmatched;
     std::vector<uint32_t> classOf;
     std::vector<std::pair<TypeId, TypeId>> pending;
-    detail::LabelMatcher matcher;
     detail::ListScratch lists;
+    // The unit's names interned into the merged graph so far, by unit StrId (kNoName: not yet),
+    // and which those are: a unit's new types share many names, and interning one costs a hash
+    // and a cache miss or two.
+    std::vector<ir::StrId> internedName;
+    std::vector<ir::StrId> internedNames;
 };
 
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     : base(std::move(baseGraph)), merged(base), firstOwn(merged.firstId()),
       baseRep(firstOwn, ir::kVoidType) {
+    world.addLeaf(voidLabel());
     if (!base)
         return;
     // The base need not be minimal (btf__dedup leaves some duplicates): group it into classes,
     // and let the smallest id of each stand for it, so the world stays minimal.
-    RefGraph graph;
-    graph.reserve(firstOwn, size_t{firstOwn} * 4);
-    graph.addLeaf(voidHash());
     for (TypeId id = 1; id < firstOwn; ++id)
-        graph.addType(*base, id);
-    const std::vector<uint64_t> hashes = graph.structuralHashes();
+        world.addType(*base, id);
+    const std::vector<uint64_t> hashes = detail::structuralHashes(world, detail::kMatchRounds);
     std::vector<uint32_t> block = blocksByHash(hashes);
-    uint32_t classes = detail::refinePartition(
-        graph, block, [&](uint32_t a, uint32_t b) { return sameLabel(*base, a, *base, b); });
+    const uint32_t classes = detail::refinePartition(world, block);
     std::vector<TypeId> first(classes, kUnmapped);
     for (TypeId id = 0; id < firstOwn; ++id) {
         TypeId& rep = first[block[id]];
@@ -192,11 +230,7 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
         if (rep == id && id != ir::kVoidType)
             index.insert(hashes[id], id);
     }
-}
-
-bool GraphMerger::State::sameLabel(const TypeGraph& ga, TypeId a, const TypeGraph& gb, TypeId b) {
-    matcher.record(ga, ga.get(a));
-    return matcher.matches(gb, gb.get(b));
+    world.remapRefs(baseRep);
 }
 
 // --- merge ---
@@ -220,10 +254,26 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
 
     const std::vector<uint32_t>& starts = unit.componentStarts_;
     const size_t components = starts.size() - 1;
-    constexpr size_t kPrefetchDistance = 8; // index lookups are cache misses: start them early
+    // A component's first step is three dependent cache misses: its index slot, then the
+    // candidate's world node, then the candidate's references. Each starts a few components ahead.
+    auto rootHash = [&](size_t component) { return unit.hashes_[unit.order_[starts[component]]]; };
+    auto firstCandidate = [&](size_t component) {
+        TypeId found = ir::kVoidType;
+        index.forEach(rootHash(component), [&](TypeId candidate) {
+            found = candidate;
+            return true;
+        });
+        return found;
+    };
+    constexpr size_t kSlotAhead = 24, kNodeAhead = 12, kRefsAhead = 6;
     for (size_t component = 0; component < components; ++component) {
-        if (component + kPrefetchDistance < components)
-            index.prefetch(unit.hashes_[unit.order_[starts[component + kPrefetchDistance]]]);
+        // Without a branch around them: GCC 12 drops some prefetches behind one.
+        auto ahead = [&](size_t distance) {
+            return std::min(component + distance, components - 1);
+        };
+        index.prefetch(rootHash(ahead(kSlotAhead)));
+        world.prefetchNode(firstCandidate(ahead(kNodeAhead)));
+        world.prefetchRefs(firstCandidate(ahead(kRefsAhead)));
         const TypeId first = unit.order_[starts[component]];
         if (map[first] != kUnmapped)
             continue; // a placeholder
@@ -269,51 +319,36 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
 
 // Placeholder hashes come from the types they stand for, known only now.
 void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
-    std::vector<FixedHashes> fixed;
-    fixed.reserve(unit.placeholders_.size());
-    for (TypeId placeholder : unit.placeholders_) {
-        FixedHashes& f = fixed.emplace_back();
-        f.node = placeholder;
-        for (unsigned round = 0; round <= kHashRounds; ++round)
-            f.rounds[round] = worldRound(map[placeholder], round);
-    }
-    unit.hashes_ = unit.refs_.structuralHashes(fixed);
+    const std::vector<TypeId>& placeholders = unit.placeholders_;
+    unit.hashes_ = detail::structuralHashes(
+        unit.refs_, detail::kMatchRounds, placeholders,
+        [&](size_t i, unsigned round) { return worldRound(map[placeholders[i]], round); });
 }
 
-// RefGraph::structuralHashes for one world type and round, memoised; recursion depth is bounded
-// by the round.
+// detail::structuralHashes for one world type and round, memoised; recursion depth is bounded by
+// the round.
 uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
-    if (id == ir::kVoidType)
-        return voidHash();
-    constexpr size_t kStride = kHashRounds + 1;
+    constexpr size_t kStride = detail::kMatchRounds + 1;
     if (roundMemoDone.size() < merged.endId()) {
         roundMemoDone.resize(merged.endId(), 0);
         roundMemo.resize(size_t{merged.endId()} * kStride);
     }
     if (roundMemoDone[id] >> round & 1)
         return roundMemo[id * kStride + round];
-    uint64_t hash;
-    if (round == 0) {
-        hash = detail::labelHash(merged, merged.get(id));
-    } else {
-        hash = worldRound(id, 0);
-        const size_t begin = memoRefs.size();
-        RefCollector collector{memoRefs};
-        detail::describe(merged, merged.get(id), collector);
-        const size_t end = memoRefs.size();
-        for (size_t i = begin; i < end; ++i)
-            hash = detail::combine(hash, worldRound(canonical(memoRefs[i]), round - 1));
-        memoRefs.resize(begin);
+    uint64_t hash = world.label(id).first;
+    if (round > 0) {
+        for (TypeId ref : world.refs(id))
+            hash = detail::combine(hash, worldRound(ref, round - 1));
     }
     roundMemo[id * kStride + round] = hash;
     roundMemoDone[id] |= static_cast<uint16_t>(1u << round);
     return hash;
 }
 
-// Walks the unit from `root` and the world from `target` in step. Succeeds (and commits the
-// pairing) iff root and target are equivalent: every pair must have equal labels, and with the
-// world minimal, a unit type paired with two world types, or with another than it already maps
-// to, proves the start pair inequivalent.
+// Walks the unit from `root` and the world from `target` in step, both through their RefGraphs.
+// Succeeds (and commits the pairing) iff root and target are equivalent: every pair must have
+// equal labels, and with the world minimal, a unit type paired with two world types, or with
+// another than it already maps to, proves the start pair inequivalent.
 bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId target,
                                    uint32_t unitOrder) {
     pending.assign(1, {root, target});
@@ -331,13 +366,16 @@ bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId
         } else {
             tentative[node] = candidate;
             touched.push_back(node);
-            matcher.record(merged, merged.get(candidate));
-            ok = matcher.matches(*unit.unit_, unit.unit_->get(node));
-            if (ok) {
-                std::span<const uint32_t> ours = unit.refs_.refs(node);
-                const std::vector<TypeId>& theirs = matcher.recordedRefs();
-                for (size_t i = 0; i < ours.size(); ++i)
-                    pending.push_back({ours[i], canonical(theirs[i])});
+            const std::span<const uint32_t> ours = unit.refs_.refs(node);
+            const std::span<const uint32_t> theirs = world.refs(candidate);
+            ok = unit.refs_.label(node) == world.label(candidate) && ours.size() == theirs.size();
+            for (size_t i = 0; ok && i < ours.size(); ++i) {
+                // References already settled are checked here rather than queued.
+                const TypeId settled = map[ours[i]];
+                if (settled != kUnmapped)
+                    ok = settled == theirs[i];
+                else
+                    pending.push_back({ours[i], theirs[i]});
             }
         }
     }
@@ -367,16 +405,35 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
     for (TypeId id : unmatched)
         map[id] = firstNew + classOf[id];
     // Classes are numbered in order of their smallest member: that member gives the new type.
-    uint32_t added = 0;
+    size_t classes = 0;
     for (TypeId id : unmatched) {
-        if (classOf[id] != added)
-            continue;
-        const TypeId newId = merged.add(detail::rewrite(
-            graph, graph.get(id), merged, [&](TypeId ref) { return map[ref]; }, lists));
-        ownKey.push_back(unitKey(unitOrder, id));
-        index.insert(unit.hashes_[id], newId);
-        ++added;
+        if (classOf[id] == classes)
+            unmatched[classes++] = id;
     }
+    unmatched.resize(classes);
+    internedName.resize(std::max<size_t>(internedName.size(), graph.strings().endId()));
+    auto mapName = [&](ir::StrId name) {
+        ir::StrId& interned = internedName[name];
+        if (interned == ir::kNoName && name != ir::kNoName) {
+            interned = merged.intern(graph.str(name));
+            internedNames.push_back(name);
+        }
+        return interned;
+    };
+    auto mapRef = [&](TypeId ref) { return map[ref]; };
+    constexpr size_t kSlotAhead = 8; // index slots are cache misses: start them early
+    for (size_t i = 0; i < unmatched.size(); ++i) {
+        if (i + kSlotAhead < unmatched.size())
+            index.prefetch(unit.hashes_[unmatched[i + kSlotAhead]]);
+        const TypeId id = unmatched[i];
+        copyType(graph, id, merged, mapName, mapRef, lists);
+        world.addCopy(unit.refs_, id, map);
+        ownKey.push_back(unitKey(unitOrder, id));
+        index.insert(unit.hashes_[id], firstNew + static_cast<TypeId>(i));
+    }
+    for (ir::StrId name : internedNames)
+        internedName[name] = ir::kNoName;
+    internedNames.clear();
 }
 
 // classOf[id] for each unmatched type: its class among them, numbered by smallest member.
@@ -394,7 +451,6 @@ void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
         return;
     }
     // Refine the unmatched types, each merged type they refer to being a leaf of its own.
-    const TypeGraph& graph = *unit.unit_;
     const auto count = static_cast<uint32_t>(unmatched.size());
     detail::KeyNumbering leaves(map.size());
     std::vector<TypeId> local(map.size());
@@ -406,9 +462,9 @@ void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
     }
     RefGraph graphOfUnmatched;
     for (TypeId id : unmatched)
-        graphOfUnmatched.addType(graph, id, local);
+        graphOfUnmatched.addCopy(unit.refs_, id, local);
     for (uint32_t leaf = 0; leaf < leaves.count(); ++leaf)
-        graphOfUnmatched.addLeaf(0);
+        graphOfUnmatched.addLeaf({});
     // Hashes have the top bit set, leaf numbers do not: no block holds both.
     detail::KeyNumbering numbers(graphOfUnmatched.size());
     std::vector<uint32_t> block(graphOfUnmatched.size());
@@ -416,9 +472,7 @@ void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
         block[i] = numbers.number(unit.hashes_[unmatched[i]] | 1ull << 63);
     for (uint32_t leaf = 0; leaf < leaves.count(); ++leaf)
         block[count + leaf] = numbers.number(leaf);
-    detail::refinePartition(graphOfUnmatched, block, [&](uint32_t a, uint32_t b) {
-        return sameLabel(graph, unmatched[a], graph, unmatched[b]);
-    });
+    detail::refinePartition(graphOfUnmatched, block);
     detail::KeyNumbering classes(count);
     for (uint32_t i = 0; i < count; ++i)
         classOf[unmatched[i]] = classes.number(block[i]);
@@ -431,44 +485,43 @@ void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
 void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
                                         std::vector<NameGroup>& groups) const {
     struct Entry {
-        uint64_t nameHash;
-        std::string_view name;
-        uint32_t size; // enums: declaration and definition must agree on it
-        Kind family;   // STRUCT, UNION or ENUM (ENUM64 included)
+        ir::StrId name; // one id per name (see below)
+        uint32_t size;  // enums: declaration and definition must agree on it
+        Kind family;    // STRUCT, UNION or ENUM (ENUM64 included)
         bool isDeclaration;
         TypeId id;
-        auto key() const { return std::tie(family, size, nameHash, name); }
+        auto key() const { return std::tie(family, size, name); }
     };
     std::vector<Entry> entries;
     for (TypeId id = 1; id < merged.endId(); ++id) {
+        const Kind kind = merged.kind(id);
+        if (kind != Kind::Struct && kind != Kind::Union && kind != Kind::Fwd &&
+            kind != Kind::Enum && kind != Kind::Enum64)
+            continue;
         if (isHidden(id) || merged.nameId(id) == ir::kNoName)
             continue;
-        const std::string_view name = merged.name(id);
-        Entry entry{detail::hashString(name), name, 0, Kind::Struct, false, id};
-        const ir::TypeView view = merged.get(id);
-        if (const auto* fwd = std::get_if<ir::FwdType>(&view)) {
-            entry.family = fwd->isUnion ? Kind::Union : Kind::Struct;
-            entry.isDeclaration = true;
-        } else if (std::holds_alternative<ir::UnionType>(view)) {
-            entry.family = Kind::Union;
-        } else if (const auto* e = std::get_if<ir::EnumType>(&view)) {
-            entry.family = Kind::Enum;
-            entry.size = e->size;
-            entry.isDeclaration = e->values.empty();
-        } else if (const auto* e64 = std::get_if<ir::Enum64Type>(&view)) {
-            entry.family = Kind::Enum;
-            entry.size = e64->size;
-            entry.isDeclaration = e64->values.empty();
-        } else if (!std::holds_alternative<ir::StructType>(view)) {
-            continue;
-        }
+        Entry entry{merged.nameId(id), 0, kind, false, id};
+        merged.visit(id, [&](const auto& t) {
+            if constexpr (requires { t.isUnion; }) {
+                entry.family = t.isUnion ? Kind::Union : Kind::Struct;
+                entry.isDeclaration = true;
+            } else if constexpr (requires { t.values; }) {
+                entry.family = Kind::Enum;
+                entry.size = t.size;
+                entry.isDeclaration = t.values.empty();
+            }
+        });
         if (entry.isDeclaration && !isOwn(id))
             continue; // the base is final: its declarations stay
+        // Own names were interned, so a name has one id, unless the base (read from BTF as it
+        // was) spells it at two offsets: base names take the id interning would give them.
+        if (!isOwn(id))
+            entry.name = *merged.strings().find(merged.name(id));
         entries.push_back(entry);
     }
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        return std::tie(a.family, a.size, a.nameHash, a.name, a.isDeclaration, a.id) <
-               std::tie(b.family, b.size, b.nameHash, b.name, b.isDeclaration, b.id);
+        return std::tie(a.family, a.size, a.name, a.isDeclaration, a.id) <
+               std::tie(b.family, b.size, b.name, b.isDeclaration, b.id);
     });
     for (size_t first = 0, end; first < entries.size(); first = end) {
         end = first + 1;
@@ -482,50 +535,34 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
         const auto at = static_cast<uint32_t>(named.size());
         for (size_t i = first; i < end; ++i)
             named.push_back(entries[i].id);
-        const uint64_t nominal = detail::combine(entries[first].nameHash,
-                                                 uint64_t{entries[first].size} << 8 |
-                                                     static_cast<uint8_t>(entries[first].family));
+        const Entry& e = entries[first];
+        const uint64_t nominal = detail::combine(uint64_t{e.name} << 32 | e.size,
+                                                 static_cast<uint64_t>(e.family) | 1ull << 63);
         groups.push_back(
             {nominal, at, at + uint32_t(declarations - first), at + uint32_t(end - first), true});
     }
 }
 
-// The coarsest stable partition of the world in which each declaration joins its definitions
-// when they all end in one class (`resolved` says which did). Returns the number of blocks.
-uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
-                                       std::vector<uint8_t>& resolved) {
-    const TypeId end = merged.endId();
-    std::vector<TypeId> remap(end);
-    for (TypeId id = 0; id < end; ++id)
-        remap[id] = canonical(id);
-    RefGraph world;
-    world.reserve(end, size_t{end} * 4);
-    world.addLeaf(voidHash());
-    for (TypeId id = 1; id < end; ++id) {
-        if (isHidden(id))
-            world.addLeaf(0);
-        else
-            world.addType(merged, id, remap);
-    }
-
-    // Every type of an open name is seen by its name alone, so types that differ only in
-    // declaration against definition hash alike. A name whose definitions still hash apart has
-    // more than one class: close it and hash again, which may close more.
-    std::vector<TypeId> named;
-    std::vector<NameGroup> groups;
-    findNameGroups(named, groups);
-    std::vector<FixedHashes> nominal;
+// Structural hashes of the world in which every type of an open name is seen by its name alone,
+// so types that differ only in declaration against definition hash alike. A name whose
+// definitions still hash apart has more than one class: close it and hash again, which may close
+// more.
+std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> named,
+                                                        std::vector<NameGroup>& groups) const {
+    std::vector<TypeId> nominal; // the types of open names
+    std::vector<uint64_t> nominalHash;
     std::vector<uint64_t> hashes;
     for (bool closed = true; closed;) {
         nominal.clear();
+        nominalHash.clear();
         for (const NameGroup& group : groups) {
             for (uint32_t i = group.first; group.open && i < group.end; ++i) {
-                FixedHashes& f = nominal.emplace_back();
-                f.node = named[i];
-                f.rounds.fill(group.nominalHash);
+                nominal.push_back(named[i]);
+                nominalHash.push_back(group.nominalHash);
             }
         }
-        hashes = world.structuralHashes(nominal);
+        hashes = detail::structuralHashes(world, kFinishRounds, nominal,
+                                          [&](size_t i, unsigned) { return nominalHash[i]; });
         closed = false;
         for (NameGroup& group : groups) {
             for (uint32_t i = group.first + 1; group.open && i < group.declarations; ++i) {
@@ -536,28 +573,41 @@ uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
             }
         }
     }
+    return hashes;
+}
 
+// The coarsest stable partition of the world in which each declaration joins its definitions
+// when they all end in one class (`resolved` says which did). Returns the number of blocks.
+uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
+                                       std::vector<uint8_t>& resolved) {
+    const TypeId end = merged.endId();
+    std::vector<TypeId> named;
+    std::vector<NameGroup> groups;
+    findNameGroups(named, groups);
     detail::Aliases aliases;
-    for (const NameGroup& group : groups) {
-        if (!group.open)
-            continue;
-        std::span<const TypeId> definitions(named.data() + group.first,
-                                            group.declarations - group.first);
-        for (uint32_t i = group.declarations; i < group.end; ++i)
-            aliases.add(named[i], definitions);
+    {
+        const std::vector<uint64_t> hashes = nominalHashes(named, groups);
+        for (const NameGroup& group : groups) {
+            if (!group.open)
+                continue;
+            std::span<const TypeId> definitions(named.data() + group.first,
+                                                group.declarations - group.first);
+            for (uint32_t i = group.declarations; i < group.end; ++i)
+                aliases.add(named[i], definitions);
+        }
+        std::vector<uint8_t> alone(end, 0); // hidden types, and aliases until they follow
+        for (TypeId id = 1; id < end; ++id)
+            alone[id] = isHidden(id);
+        for (size_t i = 0; i < aliases.size(); ++i)
+            alone[aliases.node(i)] = 1;
+        // Most types hash alike here (the variants declarations made): the table grows to the
+        // distinct hashes instead of being sized for every type.
+        detail::KeyNumbering numbers(0);
+        block.resize(end);
+        for (TypeId id = 0; id < end; ++id)
+            block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
     }
-    std::vector<uint8_t> alone(end, 0); // hidden types, and aliases until they follow
-    for (TypeId id = 1; id < end; ++id)
-        alone[id] = isHidden(id);
-    for (size_t i = 0; i < aliases.size(); ++i)
-        alone[aliases.node(i)] = 1;
-    detail::KeyNumbering numbers(end);
-    block.resize(end);
-    for (TypeId id = 0; id < end; ++id)
-        block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
-    const uint32_t blocks = detail::refinePartition(
-        world, block, [&](uint32_t a, uint32_t b) { return sameLabel(merged, a, merged, b); },
-        aliases);
+    const uint32_t blocks = detail::refinePartition(world, block, aliases);
     resolved.assign(end, 0);
     for (size_t i = 0; i < aliases.size(); ++i)
         resolved[aliases.node(i)] = block[aliases.node(i)] == block[aliases.candidates(i)[0]];
@@ -565,10 +615,20 @@ uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
 }
 
 GraphMerger::Result GraphMerger::State::finish() {
+    // Give back what only merging needed before the partition allocates.
+    release(index);
+    release(roundMemo);
+    release(roundMemoDone);
+    release(map);
+    release(tentative);
+    release(unmatchable);
+    release(classOf);
+    release(internedName);
     const TypeId end = merged.endId();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;
     const uint32_t classes = partition(block, resolved);
+    release(world);
 
     // A class holding a base type is that type; the others become new types, ordered by the
     // first unit type any of their members (resolved declarations included) stood for.
@@ -599,10 +659,9 @@ GraphMerger::Result GraphMerger::State::finish() {
     Result result{TypeGraph(base), {}};
     result.graph.setByteOrder(merged.byteOrder());
     result.graph.reserve(fresh.size());
-    for (uint32_t cls : fresh) {
-        const TypeId rep = classRep[cls];
-        result.graph.add(detail::rewrite(merged, merged.get(rep), result.graph, finalId, lists));
-    }
+    auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };
+    for (uint32_t cls : fresh)
+        copyType(merged, classRep[cls], result.graph, mapName, finalId, lists);
     result.finalIdOfProvisional.resize(end);
     for (TypeId id = 0; id < end; ++id)
         result.finalIdOfProvisional[id] = finalId(id);
@@ -611,9 +670,10 @@ GraphMerger::Result GraphMerger::State::finish() {
 
 size_t GraphMerger::State::memoryUsage() const {
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return merged.memoryUsage() + bytes(baseRep) + bytes(ownKey) + index.memoryUsage() +
-           bytes(roundMemo) + bytes(roundMemoDone) + bytes(map) + bytes(tentative) +
-           bytes(unmatchable) + bytes(touched) + bytes(unmatched) + bytes(classOf) + bytes(pending);
+    return merged.memoryUsage() + world.memoryUsage() + bytes(baseRep) + ownKey.memoryUsage() +
+           index.memoryUsage() + bytes(roundMemo) + bytes(roundMemoDone) + bytes(map) +
+           bytes(tentative) + bytes(unmatchable) + bytes(touched) + bytes(unmatched) +
+           bytes(classOf) + bytes(pending) + bytes(internedName) + bytes(internedNames);
 }
 
 // --- GraphMerger ---
@@ -625,6 +685,7 @@ GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
 GraphMerger::~GraphMerger() = default;
 
 PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId> placeholders) {
+    TmpTimer tmpTimer{gTmpTimes.prepare}; // TMPTIMING
     if (unit.base() || unit.firstId() != 1)
         throw std::invalid_argument("GraphMerger::prepare: a unit graph must be standalone");
     const uint32_t count = unit.ownCount();
@@ -640,12 +701,11 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
         throw std::invalid_argument("GraphMerger::prepare: a placeholder is not a unit type");
 
     RefGraph& refs = prepared.refs_;
-    refs.reserve(count + 1, size_t{count} * 4);
-    refs.addLeaf(voidHash());
+    refs.addLeaf(voidLabel());
     auto placeholder = prepared.placeholders_.begin();
     for (TypeId id = 1; id <= count; ++id) {
         if (placeholder != prepared.placeholders_.end() && *placeholder == id) {
-            refs.addLeaf(0); // stands for a merged type: its own content is meaningless
+            refs.addLeaf({}); // stands for a merged type: its own content is meaningless
             ++placeholder;
         } else {
             refs.addType(unit, id);
@@ -653,12 +713,13 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
     }
     findComponents(refs, prepared.order_, prepared.componentStarts_);
     if (prepared.placeholders_.empty())
-        prepared.hashes_ = refs.structuralHashes();
+        prepared.hashes_ = detail::structuralHashes(refs, detail::kMatchRounds);
     return prepared;
 }
 
 std::vector<TypeId> GraphMerger::merge(PreparedUnit&& unit, uint32_t unitOrder,
                                        std::span<const TypeId> preMapped) {
+    TmpTimer tmpTimer{gTmpTimes.merge}; // TMPTIMING
     return state_->merge(std::move(unit), unitOrder, preMapped);
 }
 
@@ -674,7 +735,17 @@ std::vector<TypeId> GraphMerger::merge(const TypeGraph& unit, uint32_t unitOrder
 
 GraphMerger::Result GraphMerger::finish() && {
     std::unique_ptr<State> state = std::move(state_);
-    return state->finish();
+    Result r;                                // TMPTIMING
+    {                                        // TMPTIMING
+        TmpTimer tmpTimer{gTmpTimes.finish}; // TMPTIMING
+        if (std::getenv("BTFORGE_DEDUP_TIMES"))
+            std::fprintf(stderr, "tmpstats end %u mem %zu\n", state->merged.endId(),
+                         state->memoryUsage()); // TMPTIMING
+        r = state->finish();                    // TMPTIMING
+        state.reset();                          // TMPTIMING
+    }                                           // TMPTIMING
+    gTmpTimes.print();                          // TMPTIMING
+    return r;                                   // TMPTIMING
 }
 
 uint32_t GraphMerger::provisionalCount() const {

@@ -1,5 +1,8 @@
-// Structural hash -> type ids, a multimap in one flat open-addressing table. Slots keep the whole
-// hash, so a lookup touches one cache line, and merging can prefetch the slots it will read.
+// Structural hash -> type ids, a multimap in one flat open-addressing table. A slot keeps the
+// upper half of the hash, which also chooses the slot, and the id: 8 bytes, so the table of the
+// ~800,000 provisional types of a kernel stays small and a lookup touches one cache line. Ids
+// inserted under another hash with the same upper half come back too: they are only candidates,
+// which merging checks exactly.
 #pragma once
 
 #include "btforge/ir/Kind.h"
@@ -12,40 +15,44 @@ namespace btforge::dedup::detail {
 
 class HashIndex {
 public:
+    // Never empty, so lookups need no test for it (GCC 12 also drops a prefetch behind one).
+    HashIndex() : slots_(1024) {}
+
     void insert(uint64_t hash, ir::TypeId id) {
         if ((used_ + 1) * 4 > slots_.size() * 3)
             grow();
-        place({hash, id});
+        place({tagOf(hash), id});
         ++used_;
     }
 
-    // Calls visit(id) for each id inserted under `hash`, until it returns true.
+    // Calls visit(id) for each id inserted under `hash` (or a hash with its upper half), until
+    // it returns true.
     template <typename Visit> void forEach(uint64_t hash, Visit&& visit) const {
-        if (slots_.empty())
-            return;
+        const uint32_t tag = tagOf(hash);
         const size_t mask = slots_.size() - 1;
-        for (size_t i = hash & mask; slots_[i].id != ir::kVoidType; i = (i + 1) & mask) {
-            if (slots_[i].hash == hash && visit(slots_[i].id))
+        for (size_t i = tag & mask; slots_[i].id != ir::kVoidType; i = (i + 1) & mask) {
+            if (slots_[i].tag == tag && visit(slots_[i].id))
                 return;
         }
     }
 
     void prefetch(uint64_t hash) const {
-        if (!slots_.empty())
-            __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+        __builtin_prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
     }
 
     size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
     struct Slot {
-        uint64_t hash = 0;
+        uint32_t tag = 0;
         ir::TypeId id = ir::kVoidType; // void: empty (void is never indexed)
     };
 
+    static uint32_t tagOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
+
     void place(Slot slot) {
         const size_t mask = slots_.size() - 1;
-        size_t i = slot.hash & mask;
+        size_t i = slot.tag & mask;
         while (slots_[i].id != ir::kVoidType)
             i = (i + 1) & mask;
         slots_[i] = slot;
@@ -53,7 +60,7 @@ private:
 
     void grow() {
         std::vector<Slot> old = std::move(slots_);
-        slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+        slots_.assign(old.size() * 2, Slot{});
         for (const Slot& slot : old) {
             if (slot.id != ir::kVoidType)
                 place(slot);

@@ -53,16 +53,16 @@ void Aliases::add(uint32_t node, std::span<const uint32_t> candidates) {
 }
 
 uint32_t refinePartition(const RefGraph& graph, std::vector<uint32_t>& block,
-                         const std::function<bool(uint32_t, uint32_t)>& sameLabel,
                          const Aliases& aliases) {
     const uint32_t n = graph.size();
     std::vector<uint32_t> size(n);
     std::vector<uint32_t> next(n);
     std::vector<uint8_t> aliasing(n, 0); // 1: an alias still following its candidates
+    // Signature -> first node with it (its new block is next[member]). Slots keep the upper half
+    // of the signature, the lower half chose the slot: 8 bytes a slot, at most 3/4 full.
     struct Entry {
-        uint64_t signature = 0;
+        uint32_t signature = 0;
         uint32_t member = UINT32_MAX; // UINT32_MAX: empty slot
-        uint32_t number = 0;
     };
     std::vector<Entry> table;
     for (size_t i = 0; i < aliases.size(); ++i)
@@ -109,12 +109,12 @@ uint32_t refinePartition(const RefGraph& graph, std::vector<uint32_t>& block,
                 if (block[ra[i]] != block[rb[i]])
                     return false;
             }
-            return !firstRound || sameLabel(a, b);
+            return !firstRound || graph.label(a) == graph.label(b);
         };
         uint32_t shared = 0; // nodes in blocks of two or more: only they can split
         for (uint32_t node = 0; node < n; ++node)
             shared += !aliasing[node] && size[block[node]] > 1;
-        table.assign(tableSizeFor(shared), Entry{});
+        table.assign(std::bit_ceil(std::max<size_t>(16, shared + shared / 3 + 1)), Entry{});
         const size_t mask = table.size() - 1;
         uint32_t count = 0;
         for (uint32_t node = 0; node < n; ++node) {
@@ -127,15 +127,16 @@ uint32_t refinePartition(const RefGraph& graph, std::vector<uint32_t>& block,
             uint64_t signature = block[node];
             for (uint32_t ref : graph.refs(node))
                 signature = combine(signature, block[ref]);
+            const auto upper = static_cast<uint32_t>(signature >> 32);
             for (size_t i = signature & mask;; i = (i + 1) & mask) {
                 Entry& entry = table[i];
                 if (entry.member == UINT32_MAX) {
-                    entry = {signature, node, count};
+                    entry = {upper, node};
                     next[node] = count++;
                     break;
                 }
-                if (entry.signature == signature && sameSignature(entry.member, node)) {
-                    next[node] = entry.number;
+                if (entry.signature == upper && sameSignature(entry.member, node)) {
+                    next[node] = next[entry.member];
                     break;
                 }
             }

@@ -6,7 +6,6 @@
 #include "btforge/dedup/RefGraph.h"
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <vector>
 
@@ -55,12 +54,10 @@ private:
 
 // Splits the blocks of `block` (node -> block number, numbers below graph.size()) until two
 // nodes share a block only when their labels are equal and their references, position by
-// position, lie in shared blocks. Labels are compared once, in the first round, by `sameLabel`
-// (asked about nodes of one block whose references already agree). Alias nodes must be leaves
-// in blocks of their own; they end in their candidates' block when those still share one.
-// Blocks come out renumbered densely; returns how many there are.
+// position, lie in shared blocks. Labels are compared once, in the first round. Alias nodes must
+// be leaves in blocks of their own; they end in their candidates' block when those still share
+// one. Blocks come out renumbered densely; returns how many there are.
 uint32_t refinePartition(const RefGraph& graph, std::vector<uint32_t>& block,
-                         const std::function<bool(uint32_t, uint32_t)>& sameLabel,
                          const Aliases& aliases = {});
 
 } // namespace btforge::dedup::detail

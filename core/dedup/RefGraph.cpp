@@ -4,60 +4,52 @@
 
 namespace btforge::dedup {
 
-uint64_t voidHash() {
-    static const uint64_t hash = detail::labelHash(ir::TypeGraph(), ir::VoidType{});
-    return hash;
+const LabelHash& voidLabel() {
+    static const LabelHash label = [] {
+        std::vector<ir::TypeId> none;
+        return detail::labelOf(ir::TypeGraph(), ir::kVoidType, none);
+    }();
+    return label;
+}
+
+void RefGraph::addNode(const LabelHash& label, std::span<const uint32_t> refs) {
+    const uint32_t first = refs_.append(refs);
+    nodes_.push_back(
+        {label, refs.empty() ? nullptr : &refs_[first], static_cast<uint32_t>(refs.size())});
 }
 
 void RefGraph::addType(const ir::TypeGraph& graph, ir::TypeId id,
                        std::span<const ir::TypeId> remap) {
-    struct Sink : detail::LabelHasher {
-        RefGraph& g;
-        std::span<const ir::TypeId> remap;
-        Sink(RefGraph& graph, std::span<const ir::TypeId> map) : g(graph), remap(map) {}
-        void ref(ir::TypeId ref) { g.refs_.push_back(remap.empty() ? ref : remap[ref]); }
-    };
-    Sink sink(*this, remap);
-    detail::describe(graph, graph.get(id), sink);
-    labels_.push_back(sink.hash);
-    starts_.push_back(static_cast<uint32_t>(refs_.size()));
-}
-
-void RefGraph::addLeaf(uint64_t label) {
-    labels_.push_back(label);
-    starts_.push_back(static_cast<uint32_t>(refs_.size()));
-}
-
-void RefGraph::reserve(size_t nodes, size_t refs) {
-    labels_.reserve(nodes);
-    starts_.reserve(nodes + 1);
-    refs_.reserve(refs);
-}
-
-std::vector<uint64_t> RefGraph::structuralHashes(std::span<const FixedHashes> fixed) const {
-    std::vector<uint64_t> current = labels_; // as references see them
-    std::vector<uint64_t> next(labels_.size());
-    for (const FixedHashes& f : fixed)
-        current[f.node] = f.rounds[0];
-    for (unsigned round = 1; round <= kHashRounds; ++round) {
-        for (uint32_t node = 0; node < size(); ++node) {
-            uint64_t h = labels_[node];
-            for (uint32_t ref : refs(node))
-                h = detail::combine(h, current[ref]);
-            next[node] = h;
-        }
-        if (round < kHashRounds) {
-            for (const FixedHashes& f : fixed)
-                next[f.node] = f.rounds[round];
-        }
-        current.swap(next);
+    scratch_.clear();
+    const LabelHash label = detail::labelOf(graph, id, scratch_);
+    if (!remap.empty()) {
+        for (uint32_t& ref : scratch_)
+            ref = remap[ref];
     }
-    return current;
+    addNode(label, scratch_);
+}
+
+void RefGraph::addCopy(const RefGraph& from, uint32_t node, std::span<const uint32_t> remap) {
+    scratch_.clear();
+    for (uint32_t ref : from.refs(node))
+        scratch_.push_back(remap[ref]);
+    addNode(from.label(node), scratch_);
+}
+
+void RefGraph::addLeaf(const LabelHash& label) {
+    addNode(label, {});
+}
+
+void RefGraph::remapRefs(std::span<const uint32_t> map) {
+    for (uint32_t node = 0; node < size(); ++node) {
+        const Node& n = nodes_[node];
+        for (uint32_t& ref : std::span<uint32_t>(n.refs, n.refCount))
+            ref = map[ref];
+    }
 }
 
 size_t RefGraph::memoryUsage() const {
-    return starts_.capacity() * sizeof(uint32_t) + refs_.capacity() * sizeof(uint32_t) +
-           labels_.capacity() * sizeof(uint64_t);
+    return nodes_.memoryUsage() + refs_.memoryUsage() + scratch_.capacity() * sizeof(uint32_t);
 }
 
 } // namespace btforge::dedup

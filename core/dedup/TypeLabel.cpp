@@ -1,41 +1,106 @@
 #include "TypeLabel.h"
 
 namespace btforge::dedup::detail {
+namespace {
 
-void LabelMatcher::record(const ir::TypeGraph& g, const ir::TypeView& view) {
-    struct Recorder {
-        LabelMatcher& m;
-        void number(uint64_t v) { m.fields_.push_back({{}, v, false}); }
-        void text(std::string_view s) { m.fields_.push_back({s, 0, true}); }
-        void ref(ir::TypeId id) { m.refs_.push_back(id); }
-    };
-    fields_.clear();
-    refs_.clear();
-    Recorder recorder{*this};
-    describe(g, view, recorder);
+// Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field and
+// sink.ref(TypeId) for each reference, kind first. Lists are preceded by their length, so the
+// field sequence determines the label (texts are length-prefixed by forEachWord).
+template <typename Sink> void describe(const ir::TypeGraph& g, ir::TypeId id, Sink& sink) {
+    g.visit(id, [&](const auto& t) {
+        using T = std::decay_t<decltype(t)>;
+        sink.number(static_cast<uint64_t>(T::kKind));
+        auto text = [&](ir::StrId name) { sink.text(g.str(name)); };
+        if constexpr (!std::is_same_v<T, ir::VoidType>)
+            text(t.name);
+        if constexpr (std::is_same_v<T, ir::IntType>) {
+            sink.number(t.size);
+            sink.number(t.encoding);
+            sink.number(t.bitOffset);
+            sink.number(t.bits);
+        } else if constexpr (ir::isReferenceKind(T::kKind)) {
+            sink.number(t.kindFlag);
+            sink.ref(t.type);
+        } else if constexpr (std::is_same_v<T, ir::ArrayType>) {
+            sink.number(t.count);
+            sink.ref(t.elemType);
+            sink.ref(t.indexType);
+        } else if constexpr (requires { t.members; }) {
+            sink.number(t.size);
+            sink.number(t.kindFlag);
+            sink.number(t.members.size());
+            for (const ir::Member& m : t.members) {
+                text(m.name);
+                sink.number(m.bitOffset);
+                sink.number(m.bitfieldSize);
+                sink.ref(m.type);
+            }
+        } else if constexpr (requires { t.values; }) {
+            sink.number(t.size);
+            sink.number(t.isSigned);
+            sink.number(t.values.size());
+            for (const ir::Enumerator& e : t.values) {
+                text(e.name);
+                sink.number(e.value);
+            }
+        } else if constexpr (std::is_same_v<T, ir::FwdType>) {
+            sink.number(t.isUnion);
+        } else if constexpr (std::is_same_v<T, ir::FuncType>) {
+            sink.number(static_cast<uint64_t>(t.linkage));
+            sink.number(t.address.has_value());
+            sink.number(t.address.value_or(0));
+            sink.ref(t.proto);
+        } else if constexpr (std::is_same_v<T, ir::FuncProtoType>) {
+            sink.number(t.params.size());
+            sink.ref(t.returnType);
+            for (const ir::Param& p : t.params) {
+                text(p.name);
+                sink.ref(p.type);
+            }
+        } else if constexpr (std::is_same_v<T, ir::VarType>) {
+            sink.number(static_cast<uint64_t>(t.linkage));
+            sink.number(t.address.has_value());
+            sink.number(t.address.value_or(0));
+            text(t.section);
+            sink.ref(t.type);
+        } else if constexpr (std::is_same_v<T, ir::DatasecType>) {
+            sink.number(t.size);
+            sink.number(t.entries.size());
+            for (const ir::VarSecInfo& e : t.entries) {
+                sink.number(e.offset);
+                sink.number(e.size);
+                sink.ref(e.type);
+            }
+        } else if constexpr (std::is_same_v<T, ir::FloatType>) {
+            sink.number(t.size);
+        } else if constexpr (std::is_same_v<T, ir::DeclTagType>) {
+            sink.number(static_cast<uint32_t>(t.componentIndex));
+            sink.number(t.kindFlag);
+            sink.ref(t.type);
+        }
+    });
 }
 
-bool LabelMatcher::matches(const ir::TypeGraph& g, const ir::TypeView& view) {
-    // Walks the other label to its end even after a difference; types are small and a
-    // difference is rare (callers compare types whose structural hashes are equal).
-    struct Comparer {
-        const std::vector<Field>& fields;
-        size_t next = 0;
-        bool equal = true;
-        const Field* take() { return next < fields.size() ? &fields[next++] : nullptr; }
-        void number(uint64_t v) {
-            const Field* f = take();
-            equal = equal && f && !f->isText && f->number == v;
-        }
-        void text(std::string_view s) {
-            const Field* f = take();
-            equal = equal && f && f->isText && f->text == s;
-        }
-        void ref(ir::TypeId) {}
-    };
-    Comparer comparer{fields_};
-    describe(g, view, comparer);
-    return comparer.equal && comparer.next == fields_.size();
+// Both halves of a LabelHash over one field sequence, with unrelated seeds and constants.
+struct LabelHasher {
+    LabelHash hash{0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
+    std::vector<ir::TypeId>& refs;
+    void number(uint64_t v) {
+        hash.first = combine(hash.first, v);
+        hash.second = mix<0x452821e638d01377ull, 0xbe5466cf34e90c6cull>(hash.second, v);
+    }
+    void text(std::string_view s) {
+        forEachWord(s, [&](uint64_t w) { number(w); });
+    }
+    void ref(ir::TypeId id) { refs.push_back(id); }
+};
+
+} // namespace
+
+LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>& refs) {
+    LabelHasher hasher{.refs = refs};
+    describe(g, id, hasher);
+    return hasher.hash;
 }
 
 } // namespace btforge::dedup::detail

@@ -36,9 +36,8 @@ public:
 
         session_.progress.begin("reading DWARF units", reader_.unitCount());
         // Partial and type units first: complete units refer into them.
+        processPartialUnits(partial);
         UnitDies scratch;
-        for (size_t i : partial)
-            processUnit(i, scratch);
         if (options_.dedup) {
             session_.tasks.parallelFor(complete.size(), [&](size_t k) {
                 thread_local UnitDies dies;
@@ -82,6 +81,34 @@ private:
             mergeUnit(index, mapped);
         }
         session_.progress.advance(1);
+    }
+
+    // Partial and type units refer to each other in any order, in cycles too (two structs that
+    // point to each other, each in its own type unit): they are mapped together, as one unit.
+    void processPartialUnits(const std::vector<size_t>& partial) {
+        std::vector<UnitDies> units(partial.size());
+        size_t read = 0;
+        for (size_t k = 0; k < partial.size(); ++k) {
+            session_.progress.advance(1);
+            if (auto ok = reader_.readUnit(partial[k], units[read]); !ok)
+                errors_[partial[k]] = std::move(ok).error();
+            else if (excluded(units[read]))
+                ++report_.unitsExcluded;
+            else
+                ++read;
+        }
+        if (read == 0)
+            return;
+        units.resize(read);
+        // DIEs must stay sorted by offset; the reader may list sections in any order.
+        std::sort(units.begin(), units.end(),
+                  [](const UnitDies& a, const UnitDies& b) { return a.unitOffset < b.unitOffset; });
+        for (size_t k = 1; k < units.size(); ++k)
+            units[0].append(units[k]);
+        MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()));
+        for (size_t i : partial)
+            reader_.releaseUnit(i);
+        mergeUnit(partial.front(), mapped);
     }
 
     void mergeUnit(size_t index, MappedUnit& mapped) {

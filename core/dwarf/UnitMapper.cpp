@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <dwarf.h>
 #include <optional>
+#include <string>
 
 namespace btforge::dwarf {
 namespace {
@@ -38,6 +39,21 @@ bool isTypeTag(uint16_t tag) {
     default:
         return false;
     }
+}
+
+// The kernel takes names of types, members, enumerators and parameters only as C identifiers,
+// shorter than its KSYM_NAME_LEN (128 before Linux 6.1).
+constexpr size_t kMaxNameLength = 127;
+
+bool isIdentifierStart(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool isIdentifier(std::string_view name) {
+    if (name.empty() || name.size() > kMaxNameLength || !isIdentifierStart(name[0]))
+        return false;
+    return std::all_of(name.begin(), name.end(),
+                       [](char c) { return isIdentifierStart(c) || (c >= '0' && c <= '9'); });
 }
 
 bool isAnnotation(const Die& die) {
@@ -81,6 +97,10 @@ private:
             const Die& die = unit_.dies[i];
             if (!isTypeTag(die.tag))
                 continue;
+            if (die.has(kSignature)) {
+                shape_[i] = Shape::Alias; // the type itself is in a type unit
+                continue;
+            }
             switch (die.tag) {
             case DW_TAG_atomic_type:
             case DW_TAG_immutable_type:
@@ -178,11 +198,27 @@ private:
 
     ir::StrId intern(std::string_view s) { return out_.graph.intern(s); }
 
+    // C++ and Rust names may be anything ("_vptr$Shape", "{closure_env#0}", "Option<u32>"):
+    // what is not an identifier character becomes '_', as a name is more use than none.
+    ir::StrId identifier(std::string_view name) {
+        if (name.empty() || isIdentifier(name))
+            return intern(name);
+        bool digitFirst = name[0] >= '0' && name[0] <= '9';
+        std::string fixed = digitFirst ? "_" : "";
+        fixed += name.substr(0, kMaxNameLength - fixed.size());
+        for (char& c : fixed) {
+            if (!isIdentifierStart(c) && !(c >= '0' && c <= '9'))
+                c = '_';
+        }
+        return intern(fixed);
+    }
+
     // --- pass 2: fill each reserved type ---
     void fillType(uint32_t index) {
         const Die& die = unit_.dies[index];
         TypeId id = dieType_[index];
-        ir::StrId name = intern(die.name);
+        // Base type names are C's own ("long unsigned int"), which the kernel takes as they are.
+        ir::StrId name = die.tag == DW_TAG_base_type ? intern(die.name) : identifier(die.name);
         switch (die.tag) {
         case DW_TAG_base_type:
             out_.graph.replace(id, baseType(die, name));
@@ -295,7 +331,7 @@ private:
 
     ir::Member member(const Die& die) {
         ir::Member m;
-        m.name = intern(die.name);
+        m.name = identifier(die.name);
         m.type = resolve(die.type);
         uint64_t bitOffset = die.has(kHasDataBitOffset) ? die.dataBitOffset
                                                          : die.dataMemberLocation * 8;
@@ -319,7 +355,7 @@ private:
         forEachChild(index, [&](uint32_t, const Die& child) {
             if (child.tag != DW_TAG_enumerator)
                 return;
-            enumerators_.push_back({intern(child.name), child.constValue});
+            enumerators_.push_back({identifier(child.name), child.constValue});
             if (child.has(kConstValueSigned) && static_cast<int64_t>(child.constValue) < 0)
                 isSigned = true;
         });
@@ -366,7 +402,7 @@ private:
         params_.clear();
         forEachChild(index, [&](uint32_t, const Die& child) {
             if (child.tag == DW_TAG_formal_parameter)
-                params_.push_back({intern(child.name), resolve(child.type)});
+                params_.push_back({identifier(child.name), resolve(child.type)});
             else if (child.tag == DW_TAG_unspecified_parameters)
                 params_.push_back({ir::kNoName, ir::kVoidType});
         });
@@ -628,6 +664,20 @@ void UnitDies::clear() {
     name = {};
     dies.clear();
     locationOps.clear();
+}
+
+void UnitDies::append(const UnitDies& other) {
+    const auto base = static_cast<uint32_t>(dies.size());
+    const auto opBase = static_cast<uint32_t>(locationOps.size());
+    auto shift = [&](uint32_t index) { return index == kNoIndex ? kNoIndex : index + base; };
+    for (Die die : other.dies) {
+        die.parent = shift(die.parent);
+        die.firstChild = shift(die.firstChild);
+        die.nextSibling = shift(die.nextSibling);
+        die.locationFirst += opBase;
+        dies.push_back(die);
+    }
+    locationOps.insert(locationOps.end(), other.locationOps.begin(), other.locationOps.end());
 }
 
 uint32_t UnitDies::indexOf(DieOffset offset) const {

@@ -5,14 +5,44 @@
 namespace btforge::ir {
 namespace {
 
-uint64_t hashString(std::string_view s) {
-    // FNV-1a: short identifiers dominate, where it is as good as anything heavier.
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 0x100000001b3ull;
+__extension__ typedef unsigned __int128 Uint128;
+
+uint64_t loadWord(const char* p, size_t n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    return w;
+}
+
+// `s` up to its first NUL, eight bytes at a time: memchr costs more than the short names
+// interned here.
+std::string_view cutAtNul(std::string_view s) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        const uint64_t w = loadWord(s.data() + i, 8);
+        if ((w - kOnes) & ~w & kHighs) // a zero byte
+            break;
     }
-    return h;
+    while (i < s.size() && s[i] != '\0')
+        ++i;
+    return s.substr(0, i);
+}
+
+// Multiply-fold over eight-byte words; the upper half of the result is the hash.
+uint32_t hashString(std::string_view s) {
+    auto mix = [](uint64_t h, uint64_t v) {
+        const Uint128 product =
+            static_cast<Uint128>(h ^ 0x9e3779b97f4a7c15ull) * (v ^ 0xd6e8feb86659fd93ull);
+        return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
+    };
+    uint64_t h = mix(0x243f6a8885a308d3ull, s.size());
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8)
+        h = mix(h, loadWord(s.data() + i, 8));
+    if (i < s.size())
+        h = mix(h, loadWord(s.data() + i, s.size() - i));
+    return static_cast<uint32_t>(h >> 32);
 }
 
 } // namespace
@@ -23,69 +53,70 @@ StringPool::StringPool(std::shared_ptr<const StringPool> base) : base_(std::move
     } else {
         bytes_.push_back('\0'); // offset 0: the empty name
     }
-    slots_.assign(64, 0);
+    slots_.assign(64, Slot{});
 }
 
-std::optional<StrId> StringPool::findLocal(std::string_view s, uint64_t hash) const {
-    size_t mask = slots_.size() - 1;
+std::optional<StrId> StringPool::findLocal(std::string_view s, uint32_t hash) const {
+    const size_t mask = slots_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-        StrId slot = slots_[i];
-        if (slot == 0)
+        const Slot slot = slots_[i];
+        if (slot.local == 0)
             return std::nullopt;
-        StrId local = slot - 1;
-        const char* candidate = bytes_.data() + local;
-        if (std::strncmp(candidate, s.data(), s.size()) == 0 && candidate[s.size()] == '\0')
+        const StrId local = slot.local - 1;
+        // Every string is NUL-terminated inside bytes_, so the bounds check keeps memcmp inside.
+        if (slot.hash == hash && local + s.size() < bytes_.size() &&
+            bytes_[local + s.size()] == '\0' &&
+            std::memcmp(bytes_.data() + local, s.data(), s.size()) == 0)
             return firstId_ + local;
     }
 }
 
-std::optional<StrId> StringPool::find(std::string_view s) const {
-    s = s.substr(0, s.find('\0'));
-    if (s.empty())
-        return kNoName;
+std::optional<StrId> StringPool::findHashed(std::string_view s, uint32_t hash) const {
     if (base_) {
-        if (auto id = base_->find(s))
+        if (auto id = base_->findHashed(s, hash))
             return id;
     }
-    return findLocal(s, hashString(s));
+    return findLocal(s, hash);
 }
 
-void StringPool::insertSlot(StrId local, uint64_t hash) {
+std::optional<StrId> StringPool::find(std::string_view s) const {
+    s = cutAtNul(s);
+    if (s.empty())
+        return kNoName;
+    return findHashed(s, hashString(s));
+}
+
+void StringPool::insertSlot(StrId local, uint32_t hash) {
     if ((used_ + 1) * 4 > slots_.size() * 3)
         grow();
-    size_t mask = slots_.size() - 1;
+    const size_t mask = slots_.size() - 1;
     size_t i = hash & mask;
-    while (slots_[i] != 0)
+    while (slots_[i].local != 0)
         i = (i + 1) & mask;
-    slots_[i] = local + 1; // +1 keeps 0 free as the empty-slot marker
+    slots_[i] = {hash, local + 1}; // +1 keeps 0 free as the empty-slot marker
     ++used_;
 }
 
 void StringPool::grow() {
-    std::vector<StrId> old = std::move(slots_);
-    slots_.assign(old.size() * 2, 0);
-    size_t mask = slots_.size() - 1;
-    for (StrId slot : old) {
-        if (slot == 0)
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+        if (slot.local == 0)
             continue;
-        std::string_view s(bytes_.data() + slot - 1);
-        size_t i = hashString(s) & mask;
-        while (slots_[i] != 0)
+        size_t i = slot.hash & mask;
+        while (slots_[i].local != 0)
             i = (i + 1) & mask;
         slots_[i] = slot;
     }
 }
 
 StrId StringPool::intern(std::string_view s) {
-    s = s.substr(0, s.find('\0'));
+    s = cutAtNul(s);
     if (s.empty())
         return kNoName;
-    if (base_) {
-        if (auto id = base_->find(s))
-            return *id;
-    }
-    uint64_t hash = hashString(s);
-    if (auto id = findLocal(s, hash))
+    const uint32_t hash = hashString(s);
+    if (auto id = findHashed(s, hash))
         return *id;
     auto local = static_cast<StrId>(bytes_.size());
     bytes_.insert(bytes_.end(), s.begin(), s.end());
@@ -111,7 +142,7 @@ std::string_view StringPool::get(StrId id) const {
 
 void StringPool::adoptSection(std::span<const char> section) {
     bytes_.assign(section.begin(), section.end());
-    slots_.assign(64, 0);
+    slots_.assign(64, Slot{});
     used_ = 0;
     // Index every string that starts right after a NUL (or at the start of a split section),
     // skipping ones already indexed so the first copy keeps its offset.
@@ -119,7 +150,7 @@ void StringPool::adoptSection(std::span<const char> section) {
     while (start < bytes_.size()) {
         std::string_view s(bytes_.data() + start);
         if (!s.empty()) {
-            uint64_t hash = hashString(s);
+            const uint32_t hash = hashString(s);
             if (!findLocal(s, hash))
                 insertSlot(static_cast<StrId>(start), hash);
         }

@@ -21,11 +21,6 @@ TypeGraph::TypeGraph(std::shared_ptr<const TypeGraph> base)
     }
 }
 
-const TypeGraph::Record& TypeGraph::record(TypeId id) const {
-    assert(isOwn(id));
-    return records_[id - firstId_];
-}
-
 Kind TypeGraph::kind(TypeId id) const {
     if (id < firstId_)
         return base_ && id != kVoidType ? base_->kind(id) : Kind::Void;
@@ -61,79 +56,13 @@ TypeId TypeGraph::target(TypeId id) const {
 }
 
 TypeView TypeGraph::get(TypeId id) const {
-    if (id < firstId_)
-        return base_ && id != kVoidType ? base_->get(id) : TypeView{VoidType{}};
-    const Record& r = record(id);
-    auto list = [&](const auto& arena) {
-        using T = typename std::decay_t<decltype(arena)>::value_type;
-        return std::span<const T>(arena.data() + r.data, r.extra);
-    };
-    auto placedAddress = [&]() -> std::optional<uint64_t> {
-        if (r.extra == kNone)
-            return std::nullopt;
-        return placements_[r.extra].address;
-    };
-    bool flag = r.flag != 0;
-    switch (r.kind) {
-    case Kind::Int:
-        return IntType{r.name, r.sizeOrType, static_cast<uint8_t>((r.data >> 24) & 0x0f),
-                       static_cast<uint8_t>((r.data >> 16) & 0xff),
-                       static_cast<uint8_t>(r.data & 0xff)};
-    case Kind::Ptr:
-        return PtrType{r.name, r.sizeOrType, flag};
-    case Kind::Typedef:
-        return TypedefType{r.name, r.sizeOrType, flag};
-    case Kind::Volatile:
-        return VolatileType{r.name, r.sizeOrType, flag};
-    case Kind::Const:
-        return ConstType{r.name, r.sizeOrType, flag};
-    case Kind::Restrict:
-        return RestrictType{r.name, r.sizeOrType, flag};
-    case Kind::TypeTag:
-        return TypeTagType{r.name, r.sizeOrType, flag};
-    case Kind::Array:
-        return ArrayType{r.name, r.sizeOrType, r.data, r.extra};
-    case Kind::Struct:
-        return StructType{r.name, r.sizeOrType, list(members_), flag};
-    case Kind::Union:
-        return UnionType{r.name, r.sizeOrType, list(members_), flag};
-    case Kind::Enum:
-        return EnumType{r.name, r.sizeOrType, list(enumerators_), flag};
-    case Kind::Enum64:
-        return Enum64Type{r.name, r.sizeOrType, list(enumerators_), flag};
-    case Kind::Fwd:
-        return FwdType{r.name, flag};
-    case Kind::Func:
-        return FuncType{r.name, r.sizeOrType, static_cast<FuncLinkage>(r.data), placedAddress()};
-    case Kind::FuncProto:
-        return FuncProtoType{r.name, r.sizeOrType, list(params_)};
-    case Kind::Var:
-        return VarType{r.name, r.sizeOrType, static_cast<VarLinkage>(r.data), placedAddress(),
-                       r.extra == kNone ? kNoName : placements_[r.extra].section};
-    case Kind::Datasec:
-        return DatasecType{r.name, r.sizeOrType, list(secinfos_)};
-    case Kind::Float:
-        return FloatType{r.name, r.sizeOrType};
-    case Kind::DeclTag:
-        return DeclTagType{r.name, r.sizeOrType, static_cast<int32_t>(r.data), flag};
-    case Kind::Void:
-        break;
-    }
-    return VoidType{};
-}
-
-template <typename T>
-uint32_t TypeGraph::appendList(std::vector<T>& arena, std::span<const T> items) {
-    auto first = static_cast<uint32_t>(arena.size());
-    arena.insert(arena.end(), items.begin(), items.end());
-    return first;
+    return visit(id, [](const auto& t) -> TypeView { return t; });
 }
 
 uint32_t TypeGraph::appendPlacement(std::optional<uint64_t> address, StrId section) {
     if (!address && section == kNoName)
         return kNone;
-    placements_.push_back({address.value_or(0), section});
-    return static_cast<uint32_t>(placements_.size() - 1);
+    return placements_.push_back({address.value_or(0), section});
 }
 
 TypeGraph::Record TypeGraph::encode(const TypeView& view) {
@@ -147,8 +76,8 @@ TypeGraph::Record TypeGraph::encode(const TypeView& view) {
                 r.name = t.name;
             if constexpr (std::is_same_v<T, IntType>) {
                 r.sizeOrType = t.size;
-                r.data = (uint32_t(t.encoding & 0x0f) << 24) | (uint32_t(t.bitOffset) << 16) |
-                         t.bits;
+                r.data =
+                    (uint32_t(t.encoding & 0x0f) << 24) | (uint32_t(t.bitOffset) << 16) | t.bits;
             } else if constexpr (isReferenceKind(T::kKind)) {
                 r.sizeOrType = t.type;
                 r.flag = t.kindFlag;
@@ -159,12 +88,12 @@ TypeGraph::Record TypeGraph::encode(const TypeView& view) {
             } else if constexpr (std::is_same_v<T, StructType> || std::is_same_v<T, UnionType>) {
                 r.sizeOrType = t.size;
                 r.flag = t.kindFlag;
-                r.data = appendList(members_, t.members);
+                r.data = members_.append(t.members);
                 r.extra = static_cast<uint32_t>(t.members.size());
             } else if constexpr (std::is_same_v<T, EnumType> || std::is_same_v<T, Enum64Type>) {
                 r.sizeOrType = t.size;
                 r.flag = t.isSigned;
-                r.data = appendList(enumerators_, t.values);
+                r.data = enumerators_.append(t.values);
                 r.extra = static_cast<uint32_t>(t.values.size());
             } else if constexpr (std::is_same_v<T, FwdType>) {
                 r.flag = t.isUnion;
@@ -174,7 +103,7 @@ TypeGraph::Record TypeGraph::encode(const TypeView& view) {
                 r.extra = appendPlacement(t.address, kNoName);
             } else if constexpr (std::is_same_v<T, FuncProtoType>) {
                 r.sizeOrType = t.returnType;
-                r.data = appendList(params_, t.params);
+                r.data = params_.append(t.params);
                 r.extra = static_cast<uint32_t>(t.params.size());
             } else if constexpr (std::is_same_v<T, VarType>) {
                 r.sizeOrType = t.type;
@@ -182,7 +111,7 @@ TypeGraph::Record TypeGraph::encode(const TypeView& view) {
                 r.extra = appendPlacement(t.address, t.section);
             } else if constexpr (std::is_same_v<T, DatasecType>) {
                 r.sizeOrType = t.size;
-                r.data = appendList(secinfos_, t.entries);
+                r.data = secinfos_.append(t.entries);
                 r.extra = static_cast<uint32_t>(t.entries.size());
             } else if constexpr (std::is_same_v<T, FloatType>) {
                 r.sizeOrType = t.size;
@@ -211,7 +140,8 @@ void TypeGraph::replace(TypeId id, const TypeView& view) {
 }
 
 void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
-    for (Record& r : records_) {
+    for (uint32_t index = 0; index < records_.size(); ++index) {
+        Record& r = records_[index];
         switch (r.kind) {
         case Kind::Ptr:
         case Kind::Typedef:
@@ -254,14 +184,12 @@ void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
 
 std::vector<TypeId> TypeGraph::compact(const std::function<bool(TypeId)>& keep) {
     std::vector<TypeId> newId(records_.size(), kVoidType);
-    std::vector<Record> kept;
-    std::vector<CuId> keptOrigins;
-    kept.reserve(records_.size());
+    ChunkedArena<Record> kept;
+    ChunkedArena<CuId> keptOrigins;
     for (uint32_t i = 0; i < records_.size(); ++i) {
         if (!keep(firstId_ + i))
             continue;
-        newId[i] = firstId_ + static_cast<TypeId>(kept.size());
-        kept.push_back(records_[i]);
+        newId[i] = firstId_ + kept.push_back(records_[i]);
         if (!origins_.empty())
             keptOrigins.push_back(origins_[i]);
     }
@@ -272,12 +200,14 @@ std::vector<TypeId> TypeGraph::compact(const std::function<bool(TypeId)>& keep) 
     return newId;
 }
 
-void TypeGraph::reserve(size_t types) { records_.reserve(types); }
+void TypeGraph::reserve(size_t types) {
+    records_.reserve(types);
+}
 
 void TypeGraph::setOrigin(TypeId id, CuId cu) {
     assert(isOwn(id));
-    if (origins_.empty())
-        origins_.assign(records_.size(), kNoCu);
+    while (origins_.size() < records_.size())
+        origins_.push_back(kNoCu);
     origins_[id - firstId_] = cu;
 }
 
@@ -288,10 +218,9 @@ CuId TypeGraph::origin(TypeId id) const {
 }
 
 size_t TypeGraph::memoryUsage() const {
-    return records_.capacity() * sizeof(Record) + members_.capacity() * sizeof(Member) +
-           params_.capacity() * sizeof(Param) + enumerators_.capacity() * sizeof(Enumerator) +
-           secinfos_.capacity() * sizeof(VarSecInfo) + placements_.capacity() * sizeof(Placement) +
-           origins_.capacity() * sizeof(CuId) + strings_->bytes().size();
+    return records_.memoryUsage() + members_.memoryUsage() + params_.memoryUsage() +
+           enumerators_.memoryUsage() + secinfos_.memoryUsage() + placements_.memoryUsage() +
+           origins_.memoryUsage() + strings_->bytes().size();
 }
 
 std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id) {

@@ -1,5 +1,6 @@
 #include "btforge/support/MappedFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -55,7 +56,7 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
         buffer.insert(buffer.end(), chunk, chunk + n);
     }
     auto* copy = new std::byte[buffer.size() ? buffer.size() : 1];
-    std::memcpy(copy, buffer.data(), buffer.size());
+    std::copy(buffer.begin(), buffer.end(), copy); // memcpy may not take an empty vector's null
     return MappedFile(path, copy, buffer.size(), false);
 }
 

@@ -19,6 +19,25 @@ std::string hex(uint64_t value) {
     return out.str();
 }
 
+// libdw's and libdwfl's last error messages are null when they recorded none.
+std::string orUnknown(const char* message) {
+    return message ? message : "unknown error";
+}
+
+// DIE offsets are keys across all units; DIEs of other sections get ranges of their own.
+constexpr DieOffset kAltBias = 1ull << 61;   // .debug_info of the .gnu_debugaltlink file (dwz -m)
+constexpr DieOffset kTypesBias = 1ull << 62; // .debug_types (DWARF 4 type units)
+
+// The bias of the DIEs of `cu`, a unit of `main` or of its alt file.
+DieOffset biasOf(Dwarf* main, Dwarf_CU* cu) {
+    if (dwarf_cu_getdwarf(cu) != main)
+        return kAltBias;
+    Dwarf_Half version = 0;
+    uint8_t unitType = 0;
+    dwarf_cu_info(cu, &version, &unitType, nullptr, nullptr, nullptr, nullptr, nullptr);
+    return version < 5 && unitType == DW_UT_type ? kTypesBias : 0;
+}
+
 // What the traversal does with a DIE, decided from its tag and where it sits.
 enum class Visit : uint8_t {
     Keep,    // decode it and look at its children
@@ -84,7 +103,8 @@ Visit classify(int tag, int parentTag) {
 struct AttributeDecoder {
     UnitDies& unit;
     Die& die;
-    Dwarf_Off unitStart; // offset of the unit header: unit-relative references count from it
+    Dwarf* dwarf;
+    DieOffset unitStart; // the unit header's key: unit-relative references count from it
     bool hasRanges = false;
 
     static int callback(Dwarf_Attribute* attr, void* arg) {
@@ -109,9 +129,11 @@ struct AttributeDecoder {
             return rc == 0 ? unitStart + offset : kNoDie;
         }
         default: {
-            // ref_addr, type unit signatures: libdw finds the DIE in its unit.
+            // ref_addr, type unit signatures, the alt file: libdw finds the DIE in its unit.
             Dwarf_Die target;
-            return dwarf_formref_die(attr, &target) ? dwarf_dieoffset(&target) : kNoDie;
+            if (!dwarf_formref_die(attr, &target))
+                return kNoDie;
+            return dwarf_dieoffset(&target) + biasOf(dwarf, target.cu);
         }
         }
     }
@@ -287,6 +309,10 @@ struct AttributeDecoder {
         case DW_AT_specification:
             die.specification = reference(attr);
             break;
+        case DW_AT_signature:
+            die.type = reference(attr);
+            die.flags |= kSignature;
+            break;
         case DW_AT_byte_size:
             setNumber(attr, die.byteSize, kHasByteSize);
             break;
@@ -358,21 +384,54 @@ struct AttributeDecoder {
     }
 };
 
-// The size of a DWARF section as libdw reads it (decompressed), 0 when there is none.
-uint64_t sectionSize(Elf* elf, std::string_view name) {
+Elf_Scn* findSection(Elf* elf, std::string_view name) {
     size_t shstrndx = 0;
     if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return 0;
+        return nullptr;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
-        const char* found = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name)
-                                                     : nullptr;
-        if (!found || (name != found && "z" + std::string(name.substr(1)) != found + 1))
+        const char* found =
+            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        if (!found)
             continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
-        return data ? data->d_size : 0;
+        std::string_view candidate(found);
+        if (candidate == name ||
+            (candidate.starts_with(".z") && candidate.substr(2) == name.substr(1)))
+            return scn;
     }
-    return 0;
+    return nullptr;
+}
+
+// A section as libdw reads it (decompressed), by name (or its .zdebug_ form); null if absent.
+Elf_Data* sectionData(Elf* elf, std::string_view name) {
+    Elf_Scn* scn = findSection(elf, name);
+    return scn ? elf_getdata(scn, nullptr) : nullptr;
+}
+
+// Why the compressed .debug_info of a file cannot be read (libelf knows zlib, zstd only from
+// elfutils 0.189 on), or "" when it is not compressed or decompresses.
+std::string compressionProblem(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    std::string problem;
+    if (Elf* elf = elf_begin(fd, ELF_C_READ, nullptr)) {
+        Elf_Scn* scn = findSection(elf, ".debug_info");
+        GElf_Shdr shdr;
+        if (scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_COMPRESSED) &&
+            elf_compress(scn, 0, 0) < 0)
+            problem = ".debug_info: " + orUnknown(elf_errmsg(-1));
+        elf_end(elf);
+    }
+    ::close(fd);
+    return problem;
+}
+
+// Where the DIEs of a bias are, for messages (.debug_info goes without saying).
+const char* sectionName(DieOffset bias) {
+    return bias == kTypesBias ? " in .debug_types"
+           : bias == kAltBias ? " in the .gnu_debugaltlink file"
+                              : "";
 }
 
 } // namespace
@@ -441,60 +500,88 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
         &debuginfoPath};
     dwfl_ = dwfl_begin(&callbacks);
     if (!dwfl_)
-        return Error::io(path_ + ": libdwfl: " + dwfl_errmsg(-1));
-    // libdwfl takes the descriptor over, also on failure.
-    int fd = fd_;
+        return Error::io(path_ + ": libdwfl: " + orUnknown(dwfl_errmsg(-1)));
+    // libdwfl opens the file itself: a descriptor it is given stays open when reporting fails.
+    ::close(fd_);
     fd_ = -1;
-    module_ = dwfl_report_offline(dwfl_, path_.c_str(), path_.c_str(), fd);
+    module_ = dwfl_report_offline(dwfl_, path_.c_str(), path_.c_str(), -1);
     dwfl_report_end(dwfl_, nullptr, nullptr);
     dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
-    if (!dwarf_)
-        return Error::badInput(path_ + ": cannot read its DWARF (" + dwfl_errmsg(-1) + ")");
+    if (!dwarf_) {
+        std::string why = orUnknown(dwfl_errmsg(-1));
+        if (std::string compression = compressionProblem(path_); !compression.empty())
+            why = compression; // libdwfl only says it found no DWARF
+        return Error::badInput(path_ + ": cannot read its DWARF (" + why + ")");
+    }
     return {};
 }
 
 Expected<void> LibdwUnitReader::enumerateUnits() {
     // Enumerating once, on this thread, lets libdw index every unit before workers share it.
+    if (auto added = addUnits(dwarf_); !added)
+        return added;
+    if (units_.empty())
+        return Error::badInput(path_ + ": .debug_info has no units");
+    // dwz -m moves what several files share into one they name in .gnu_debugaltlink: its
+    // partial units are read like this file's own.
+    if (Dwarf* alt = dwarf_getalt(dwarf_)) {
+        if (auto added = addUnits(alt); !added)
+            return added;
+    } else if (Elf_Data* link = sectionData(dwarf_getelf(dwarf_), ".gnu_debugaltlink")) {
+        const auto* bytes = static_cast<const char*>(link->d_buf);
+        std::string name = bytes ? std::string(bytes, strnlen(bytes, link->d_size)) : "";
+        // The name is the file's bytes: the message stays one printable line.
+        std::replace_if(
+            name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, '?');
+        return Error::badInput(path_ + ": cannot read the file its .gnu_debugaltlink names, '" +
+                               name + "'");
+    }
+    // Reading every unit header faulted in (with the kernel's fault-around) much of the section;
+    // workers bring back only the unit they read.
+    dropPages(0, infoSize_);
+    return {};
+}
+
+Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
+    Elf* elf = dwarf_getelf(dwarf);
+    Elf_Data* info = sectionData(elf, ".debug_info");
+    Elf_Data* types = sectionData(elf, ".debug_types");
+    const size_t first = units_.size();
     Dwarf_CU* cu = nullptr;
     Dwarf_CU* next = nullptr;
     Dwarf_Half version = 0;
     uint8_t unitType = 0;
     Dwarf_Die unitDie, subDie;
     int rc;
-    while ((rc = dwarf_get_units(dwarf_, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
+    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
         uint8_t addressSize = 8;
         uint8_t offsetSize = 0;
         dwarf_cu_info(next, nullptr, nullptr, nullptr, nullptr, nullptr, &addressSize, &offsetSize);
         Dwarf_Off offset = dwarf_dieoffset(&unitDie);
-        units_.push_back({unitDie, offset, offset - dwarf_cuoffset(&unitDie), version, unitType,
-                          addressSize});
-        cu = next;
-    }
-    if (rc < 0)
-        return Error::badInput(path_ + ": .debug_info: unit after offset " +
-                               hex(units_.empty() ? 0 : units_.back().headerOffset) + ": " +
-                               dwarf_errmsg(-1));
-    if (units_.empty())
-        return Error::badInput(path_ + ": .debug_info has no units");
-    // libdw reads a unit as far as its header says, even past the end of the section (a file cut
-    // short): such a unit is refused here, by its offset, rather than read in part.
-    const uint64_t infoSize = sectionSize(dwarf_getelf(dwarf_), ".debug_info");
-    const uint64_t typesSize = sectionSize(dwarf_getelf(dwarf_), ".debug_types");
-    for (const Unit& unit : units_) {
-        // DWARF 4 type units live in .debug_types, DWARF 5's in .debug_info.
-        bool inTypes = unit.version < 5 && unit.unitType == DW_UT_type;
+        Dwarf_Off headerOffset = offset - dwarf_cuoffset(&unitDie);
+        DieOffset bias = biasOf(dwarf_, next);
+        // libdw reads a unit as far as its header says, even past the end of the section (a file
+        // cut short): such a unit is refused here, by its offset, rather than read in part.
+        bool inTypes = bias == kTypesBias;
+        Elf_Data* section = inTypes ? types : info;
         uint64_t signature = 0;
         Dwarf_Off end = 0;
-        if (dwarf_next_unit(dwarf_, unit.headerOffset, &end, nullptr, nullptr, nullptr, nullptr,
-                            nullptr, inTypes ? &signature : nullptr, nullptr) != 0 ||
-            end > (inTypes ? typesSize : infoSize))
-            return Error::badInput(path_ + ": unit " + hex(unit.headerOffset) +
-                                   ": its length runs past the end of " +
-                                   (inTypes ? ".debug_types" : ".debug_info"));
+        if (!section ||
+            dwarf_next_unit(dwarf, headerOffset, &end, nullptr, nullptr, nullptr, nullptr, nullptr,
+                            inTypes ? &signature : nullptr, nullptr) != 0 ||
+            end > section->d_size)
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+                                   ": its length runs past the end of the section");
+        units_.push_back({unitDie, offset, headerOffset, version, unitType, addressSize, bias});
+        cu = next;
     }
-    // Reading every unit header faulted in (with the kernel's fault-around) much of the section;
-    // workers bring back only the unit they read.
-    dropPages(0, infoSize_);
+    if (rc < 0) {
+        const Unit* last = units_.size() > first ? &units_.back() : nullptr;
+        std::string where =
+            last ? "the unit after unit " + hex(last->headerOffset) + sectionName(last->bias)
+                 : "unit 0x0";
+        return Error::badInput(path_ + ": " + where + ": " + orUnknown(dwarf_errmsg(-1)));
+    }
     return {};
 }
 
@@ -514,9 +601,10 @@ LibdwUnitReader::~LibdwUnitReader() {
 void LibdwUnitReader::releaseUnit(size_t index) {
     // A unit's DIEs are decoded; the kernel's 164 MB of .debug_info need not all stay resident.
     // Type units live in another section: only .debug_info units are released.
-    if (units_[index].unitType == DW_UT_type)
+    if (units_[index].unitType == DW_UT_type || units_[index].bias != 0)
         return;
-    uint64_t end = index + 1 < units_.size() ? units_[index + 1].headerOffset : infoSize_;
+    bool nextInInfo = index + 1 < units_.size() && units_[index + 1].bias == 0;
+    uint64_t end = nextInInfo ? units_[index + 1].headerOffset : infoSize_;
     dropPages(units_[index].headerOffset, end);
 }
 
@@ -561,25 +649,27 @@ bool LibdwUnitReader::isPartialUnit(size_t index) const {
 Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
     out.clear();
     Unit& unit = units_[index];
-    out.unitOffset = unit.offset;
+    out.unitOffset = unit.offset + unit.bias;
     out.version = unit.version;
     out.addressSize = unit.addressSize;
     out.isPartial = isPartialUnit(index);
 
     Dwarf_Die root = unit.die;
-    Dwarf_Off unitStart = dwarf_dieoffset(&root) - dwarf_cuoffset(&root);
+    DieOffset unitStart = unit.headerOffset + unit.bias;
     // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
     std::vector<uint32_t> lastChild;
     auto keep = [&](Dwarf_Die* d, int tag, uint32_t parent) -> Expected<uint32_t> {
         auto idx = static_cast<uint32_t>(out.dies.size());
         Die& die = out.dies.emplace_back();
-        die.offset = dwarf_dieoffset(d);
+        die.offset = dwarf_dieoffset(d) + unit.bias;
         die.tag = static_cast<uint16_t>(tag);
         die.parent = parent;
         lastChild.push_back(kNoIndex);
-        AttributeDecoder decoder{out, die, unitStart};
+        AttributeDecoder decoder{out, die, dwarf_, unitStart};
         if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
-            return Error::badInput(path_ + ": DIE " + hex(die.offset) + ": " + dwarf_errmsg(-1));
+            return Error::badInput(path_ + ": DIE " + hex(dwarf_dieoffset(d)) +
+                                   sectionName(unit.bias) + ": " +
+                                   orUnknown(dwarf_errmsg(-1)));
         if (decoder.hasRanges && !die.has(kHasLowPc) && tag == DW_TAG_subprogram) {
             Dwarf_Addr base, start, end;
             if (dwarf_ranges(d, 0, &base, &start, &end) > 0) {
@@ -628,8 +718,10 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
                                : dwarf_child(&frame.die, &frame.child);
         frame.started = true;
         if (rc < 0)
-            return Error::badInput(path_ + ": unit " + hex(unit.offset) + ": DIE after " +
-                                   hex(dwarf_dieoffset(&frame.die)) + ": " + dwarf_errmsg(-1));
+            return Error::badInput(path_ + ": unit " + hex(unit.headerOffset) +
+                                   sectionName(unit.bias) + ": DIE after " +
+                                   hex(dwarf_dieoffset(&frame.die)) + ": " +
+                                   orUnknown(dwarf_errmsg(-1)));
         if (rc > 0) {
             stack.pop_back();
             continue;

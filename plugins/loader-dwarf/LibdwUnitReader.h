@@ -1,7 +1,8 @@
 // Reads DWARF units with elfutils. Executables and shared objects with their DWARF inside are
 // opened directly, read-only mapped, so the pages of a unit already read can be given back;
 // everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
-// separate debug files). libdw decodes the DIEs: one pass per DIE over its attributes
+// separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
+// units of the input. libdw decodes the DIEs: one pass per DIE over its attributes
 // (dwarf_getattrs), and subtrees that cannot hold types (inlined instances, call sites) are
 // skipped whole.
 #pragma once
@@ -35,6 +36,7 @@ private:
         uint16_t version;
         uint8_t unitType;
         uint8_t addressSize;
+        DieOffset bias; // added to its DIE offsets: DIEs outside .debug_info get their own range
     };
     struct AllocatedSection {
         uint64_t address;
@@ -46,6 +48,8 @@ private:
     bool openDirect();
     Expected<void> openThroughDwfl();
     Expected<void> enumerateUnits();
+    // Appends the units of `dwarf`, this file's DWARF or its alt file's.
+    Expected<void> addUnits(Dwarf* dwarf);
     // Gives back the resident pages of .debug_info[begin, end) (direct mode only).
     void dropPages(uint64_t begin, uint64_t end) const;
 

@@ -1,8 +1,10 @@
 // libFuzzer target for the DWARF path: the input is an ELF image, read by LibdwUnitReader (which
-// takes a path: the bytes go to a memfd, opened as /proc/self/fd/N) and every unit it decodes
-// mapped by dwarf::mapUnit, the addresses of the functions it finds located in ELF sections.
-// Nothing may crash, and every error must be one line naming the file.
+// takes a path: the bytes go to a memfd, opened as /proc/self/fd/N) and mapped by dwarf::mapUnit
+// as the conversion does (partial and type units together, then every other unit), the addresses
+// of the functions found located in ELF sections. The merger is left out. Nothing may crash, and
+// every error must be one line naming the file.
 #include "../../plugins/loader-dwarf/LibdwUnitReader.h"
+
 #include "btforge/dwarf/UnitMapper.h"
 
 #include <cstddef>
@@ -51,18 +53,37 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         checkError(reader.error(), path);
         return 0;
     }
-    dwarf::UnitDies dies;
-    for (size_t i = 0; i < (*reader)->unitCount(); ++i) {
-        if (auto read = (*reader)->readUnit(i, dies); !read) {
+    // As the conversion does: partial and type units mapped together, then each other unit.
+    dwarf::UnitReader& units = **reader;
+    dwarf::UnitDies partial, dies;
+    for (size_t i = 0; i < units.unitCount(); ++i) {
+        if (!units.isPartialUnit(i))
+            continue;
+        if (auto read = units.readUnit(i, dies); !read)
+            checkError(read.error(), path);
+        else if (partial.dies.empty())
+            partial = dies;
+        else if (dies.unitOffset > partial.dies.back().offset)
+            partial.append(dies);
+    }
+    auto map = [&](const dwarf::UnitDies& unit, size_t index) {
+        dwarf::MappedUnit mapped = dwarf::mapUnit(unit, static_cast<uint32_t>(index));
+        for (const dwarf::FunctionObservation& f : mapped.observations.functions) {
+            if (f.hasLowPc)
+                (void)units.locate(f.lowPc);
+        }
+    };
+    if (!partial.dies.empty())
+        map(partial, 0);
+    for (size_t i = 0; i < units.unitCount(); ++i) {
+        if (units.isPartialUnit(i))
+            continue;
+        if (auto read = units.readUnit(i, dies); !read) {
             checkError(read.error(), path);
             continue;
         }
-        dwarf::MappedUnit mapped = dwarf::mapUnit(dies, static_cast<uint32_t>(i));
-        for (const dwarf::FunctionObservation& f : mapped.observations.functions) {
-            if (f.hasLowPc)
-                (void)(*reader)->locate(f.lowPc);
-        }
-        (*reader)->releaseUnit(i);
+        map(dies, i);
+        units.releaseUnit(i);
     }
     return 0;
 }

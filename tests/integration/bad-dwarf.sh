@@ -23,7 +23,8 @@ check() {
     case "$rc" in
     0)
         [ "$expect" = any ] || fail "$case: broken DWARF was accepted"
-        "$BTF_ORACLE" parse "$out" > /dev/null || fail "$case: accepted, but libbpf rejects the output"
+        "$BTF_ORACLE" parse "$out" > /dev/null ||
+            fail "$case: accepted, but libbpf rejects the output"
         if grep -qv "^btforge: warning: $case: " "$work/stderr"; then
             cat "$work/stderr"
             fail "$case: accepted with stderr lines that are not warnings naming the file"
@@ -32,7 +33,8 @@ check() {
         ;;
     1)
         [ ! -e "$out" ] || fail "$case: failed but left an output file"
-        [ "$(wc -l < "$work/stderr")" = 1 ] || { cat "$work/stderr"; fail "$case: not one error line"; }
+        [ "$(wc -l < "$work/stderr")" = 1 ] ||
+            { cat "$work/stderr"; fail "$case: not one error line"; }
         grep -q "^btforge: error: $case: " "$work/stderr" ||
             { cat "$work/stderr"; fail "$case: the error does not name the file"; }
         if [ "$expect" = located ] && ! grep -qE "(unit|DIE) 0x[0-9a-f]+" "$work/stderr"; then

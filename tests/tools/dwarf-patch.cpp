@@ -43,7 +43,10 @@ template <typename T> void store(std::vector<uint8_t>& bytes, size_t at, T value
 }
 
 Section findSection(const std::vector<uint8_t>& elf, std::string_view name) {
-    if (elf.size() < 64 || std::memcmp(elf.data(), "\x7f" "ELF\x02\x01", 6) != 0)
+    if (elf.size() < 64 || std::memcmp(elf.data(),
+                                       "\x7f"
+                                       "ELF\x02\x01",
+                                       6) != 0)
         fail("not a little-endian ELF64 file");
     auto shoff = load<uint64_t>(elf, 0x28);
     auto shentsize = load<uint16_t>(elf, 0x3a);

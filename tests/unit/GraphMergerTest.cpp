@@ -599,3 +599,78 @@ TEST_CASE("GraphMerger: random units give the brute-force quotient, in any merge
         }
     }
 }
+
+TEST_CASE("GraphMerger: labels equal but for one field deep inside stay apart") {
+    // Labels are compared by hash: each pair differs in one field only, far into the label.
+    const std::string longName(300, 'n');
+    auto unitWith = [&](int variant) {
+        Unit u;
+        TypeId i = u.integer("int");
+        std::vector<Member> members;
+        for (uint32_t m = 0; m < 200; ++m)
+            members.push_back({u.n("m" + std::to_string(m)), i, m * 32, 0});
+        members.back().bitfieldSize = variant == 1 ? 3 : 0;
+        members.back().name = u.n(variant == 2 ? longName + "x" : longName + "y");
+        u.g.add(StructType{u.n("s"), 800, members});
+        const Enumerator values[] = {{u.n("A"), 1}, {u.n("B"), variant == 3 ? 1ull << 63 : 0}};
+        u.g.add(Enum64Type{u.n("e"), 8, values});
+        return std::move(u.g);
+    };
+    std::vector<TypeGraph> units;
+    for (int variant = 0; variant < 4; ++variant)
+        units.push_back(unitWith(variant));
+    units.push_back(unitWith(0)); // the same as the first: merges
+    const GraphMerger::Result result = mergeAll(units);
+    // int; structs of variants 0, 1, 2 (3 has variant 0's); enums of variants 0 and 3
+    CHECK(result.graph.ownCount() == 1 + 3 + 2);
+}
+
+TEST_CASE("GraphMerger: types alike far deeper than hashes see are told apart exactly") {
+    // A chain of 60 typedefs down to a struct that differs by unit; the same chain merges.
+    auto chain = [](const char* leaf) {
+        Unit u;
+        TypeId t = u.structure("s", {u.integer(leaf)});
+        for (int i = 0; i < 60; ++i)
+            t = u.g.add(TypedefType{u.n("t" + std::to_string(i)), t});
+        return std::move(u.g);
+    };
+    std::vector<TypeGraph> units;
+    units.push_back(chain("int"));
+    units.push_back(chain("long"));
+    units.push_back(chain("int"));
+    units.push_back(chain("long"));
+    CHECK(mergeAll(units).graph.ownCount() == 2 * (2 + 60));
+    CHECK(test::written(mergeAll(units, {3, 1, 0, 2}).graph) ==
+          test::written(mergeAll(units).graph));
+}
+
+TEST_CASE("GraphMerger: lists longer than a storage chunk") {
+    // 5000 members and enumerators: more than one chunk of the graphs' list arenas holds.
+    auto unitWith = [](uint64_t lastValue) {
+        Unit u;
+        TypeId i = u.integer("int");
+        std::vector<Member> members;
+        std::vector<Enumerator> values;
+        for (uint32_t m = 0; m < 5000; ++m) {
+            members.push_back({u.n("m" + std::to_string(m)), i, m * 32, 0});
+            values.push_back({u.n("V" + std::to_string(m)), m});
+        }
+        values.back().value = lastValue;
+        u.ptr(u.g.add(StructType{u.n("big"), 20000, members}));
+        u.g.add(EnumType{u.n("many"), 4, values});
+        return std::move(u.g);
+    };
+    std::vector<TypeGraph> units;
+    units.push_back(unitWith(4999));
+    units.push_back(unitWith(4999));
+    units.push_back(unitWith(7));
+    const GraphMerger::Result result = mergeAll(units);
+    REQUIRE(result.graph.ownCount() == 5); // int, big, big*, two enums
+    TypeId bigId = 1;
+    while (result.graph.kind(bigId) != Kind::Struct)
+        ++bigId;
+    const auto big = result.graph.getAs<StructType>(bigId);
+    REQUIRE(big.members.size() == 5000);
+    CHECK(result.graph.str(big.members[4321].name) == "m4321");
+    CHECK(big.members[4999].bitOffset == 4999 * 32);
+}

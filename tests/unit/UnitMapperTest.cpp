@@ -322,6 +322,63 @@ TEST_CASE("file-scope variables with a static address are observed, locals are n
     CHECK(var.external);
 }
 
+TEST_CASE("names that are not C identifiers are made identifiers; base type names are kept") {
+    UnitBuilder b;
+    sized(b.add(DW_TAG_base_type, "long unsigned int"), 8).encoding = DW_ATE_unsigned;
+    DieOffset ulong = b.offsetOf(b.lastIndex());
+    sized(b.add(DW_TAG_structure_type, "{closure_env#0}"), 8);
+    b.open();
+    b.add(DW_TAG_member, "_vptr$Shape").type = ulong;
+    b.close();
+    sized(b.add(DW_TAG_structure_type, "9lives"), 0);
+    const std::string tooLong(200, 'x');
+    sized(b.add(DW_TAG_structure_type, tooLong), 0);
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    const ir::TypeGraph& g = m.graph;
+    CHECK(find(g, ir::Kind::Int, "long unsigned int"));
+    ir::TypeId closure = find(g, ir::Kind::Struct, "_closure_env_0_");
+    REQUIRE(closure);
+    CHECK(g.str(g.getAs<ir::StructType>(closure).members[0].name) == "_vptr_Shape");
+    CHECK(find(g, ir::Kind::Struct, "_9lives"));
+    CHECK(find(g, ir::Kind::Struct, std::string(127, 'x')));
+}
+
+TEST_CASE("a DW_AT_signature stub stands for the type unit's type") {
+    UnitBuilder b;
+    Die& stub = b.add(DW_TAG_structure_type);
+    stub.type = 0x1000; // in a type unit
+    stub.flags |= kSignature;
+    DieOffset stubOffset = stub.offset;
+    b.add(DW_TAG_pointer_type).type = stubOffset;
+
+    MappedUnit m = mapUnit(b.unit, 0);
+    REQUIRE(m.externals.size() == 1);
+    CHECK(m.externals[0].second == 0x1000);
+    CHECK(m.graph.target(find(m.graph, ir::Kind::Ptr)) == m.externals[0].first);
+    CHECK(!find(m.graph, ir::Kind::Struct));
+}
+
+TEST_CASE("appended units map as one: references between them need no placeholder") {
+    UnitBuilder first;
+    first.unit.isPartial = true;
+    Die& ptr = first.add(DW_TAG_pointer_type);
+    UnitBuilder second;
+    for (Die& d : second.unit.dies)
+        d.offset += 0x1000;
+    Die& s = sized(second.add(DW_TAG_structure_type, "later"), 0);
+    s.offset += 0x1000;
+    ptr.type = s.offset;
+    first.unit.append(second.unit);
+
+    MappedUnit m = mapUnit(first.unit, 0);
+    CHECK(m.externals.empty());
+    ir::TypeId later = find(m.graph, ir::Kind::Struct, "later");
+    REQUIRE(later);
+    CHECK(m.graph.target(find(m.graph, ir::Kind::Ptr)) == later);
+    CHECK(first.unit.dies.back().parent == 2); // the second unit's DIE, renumbered
+}
+
 TEST_CASE("features parse pahole's names, 'default' and 'all'; unknown names are errors") {
     auto defaults = FeatureSet::parse({});
     REQUIRE(defaults);

@@ -6,8 +6,14 @@
 // declarations, minimises once more and numbers types by first appearance, so the result depends
 // on the units and their unitOrder only, never on the order merge() saw them in.
 //
-// Use: prepare() units in parallel (pure, per unit), then merge() them one at a time (the short
-// serial part, under the caller's lock), then finish() once.
+// Labels are compared by their 128-bit hashes (LabelHash, RefGraph.h), computed once per unit
+// type in prepare() and kept for every merged type: merging takes equal hashes for equal labels,
+// so two types with different labels are merged only if two independent 64-bit hashes of their
+// labels both collide (about 2^-128 per comparison).
+//
+// Use: prepare() units in parallel (pure, per unit: label and structural hashes, references,
+// components), then merge() them one at a time (the short serial part, under the caller's lock:
+// walks over flat reference lists, appending what is new), then finish() once.
 #pragma once
 
 #include "btforge/dedup/RefGraph.h"

@@ -1,59 +1,76 @@
-// The references between types as flat adjacency lists (CSR), with each type's label hash: what
-// structural hashing and partition refinement read, without going through TypeGraph views.
+// The references between types as adjacency lists, with each type's label hash: what structural
+// hashing (core/dedup/StructuralHash.h), merging and partition refinement read, without going
+// through TypeGraph views. Storage is chunked (ir/ChunkedArena.h), so a graph that keeps growing,
+// like the merged one, never holds a doubled copy of itself.
 #pragma once
 
+#include "btforge/ir/ChunkedArena.h"
 #include "btforge/ir/TypeGraph.h"
 
-#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace btforge::dedup {
 
-// Rounds of structural hashing: a hash sees this many references deep.
-inline constexpr unsigned kHashRounds = 8;
-
-// What references to a node see of it in each round, in place of its own hash: for placeholders
-// standing for types hashed elsewhere, and for types that must hash alike by name alone.
-struct FixedHashes {
-    uint32_t node = 0;
-    std::array<uint64_t, kHashRounds + 1> rounds{};
+// 128 bits of a type's label (core/dedup/TypeLabel.h says what it covers and why equal hashes
+// stand for equal labels).
+struct LabelHash {
+    uint64_t first = 0; // also the round-0 structural hash
+    uint64_t second = 0;
+    friend bool operator==(const LabelHash&, const LabelHash&) = default;
 };
 
 class RefGraph {
 public:
-    RefGraph() { starts_.push_back(0); }
-
     // Nodes are numbered in the order they are added, from 0.
     // Adds `id` of `graph`, its references passed through `remap` (indexed by type id) unless
     // `remap` is empty.
     void addType(const ir::TypeGraph& graph, ir::TypeId id, std::span<const ir::TypeId> remap = {});
+    // Adds a node with the label and references of `node` of `from`, passed through `remap`.
+    void addCopy(const RefGraph& from, uint32_t node, std::span<const uint32_t> remap);
     // Adds a node without references (void, placeholders, nodes left out).
-    void addLeaf(uint64_t label);
-    void reserve(size_t nodes, size_t refs);
+    void addLeaf(const LabelHash& label);
+    // Passes every reference through `map` (indexed by node).
+    void remapRefs(std::span<const uint32_t> map);
 
-    uint32_t size() const { return static_cast<uint32_t>(labels_.size()); }
-    uint64_t label(uint32_t node) const { return labels_[node]; }
+    uint32_t size() const { return nodes_.size(); }
+    const LabelHash& label(uint32_t node) const { return nodes_[node].label; }
     std::span<const uint32_t> refs(uint32_t node) const {
-        return {refs_.data() + starts_[node], starts_[node + 1] - starts_[node]};
+        const Node& n = nodes_[node];
+        return {n.refs, n.refCount};
     }
-    size_t refCount() const { return refs_.size(); }
-
-    // Round 0 is the label hash; round k+1 mixes the label with the round-k hashes of the
-    // references in order (as `fixed` says, for fixed nodes). Equivalent (bisimilar) nodes get
-    // equal hashes in every round, in this graph or any other. Returns the last round's hashes.
-    std::vector<uint64_t> structuralHashes(std::span<const FixedHashes> fixed = {}) const;
+    // Calls f(node, label, refs) for each node in order, a chunk of nodes at a time.
+    template <typename F> void forEachNode(F&& f) const {
+        for (uint32_t node = 0; node < size();) {
+            for (const Node& n : nodes_.run(node))
+                f(node++, n.label, std::span<const uint32_t>(n.refs, n.refCount));
+        }
+    }
+    // Reading a node of a big graph is a cache miss or two: a caller that knows ahead which
+    // nodes it will read starts loading them (the label and where the references are), and
+    // later their references.
+    void prefetchNode(uint32_t node) const { __builtin_prefetch(&nodes_[node]); }
+    void prefetchRefs(uint32_t node) const { __builtin_prefetch(nodes_[node].refs); }
 
     size_t memoryUsage() const;
 
 private:
-    std::vector<uint32_t> starts_;
-    std::vector<uint32_t> refs_;
-    std::vector<uint64_t> labels_;
+    // 32 bytes, so a node never straddles two cache lines. Lists never move (ChunkedArena), so a
+    // node points at its references and reading them needs no index arithmetic.
+    struct alignas(32) Node {
+        LabelHash label;
+        uint32_t* refs;
+        uint32_t refCount;
+    };
+    void addNode(const LabelHash& label, std::span<const uint32_t> refs);
+
+    ir::ChunkedArena<Node> nodes_;
+    ir::ChunkedArena<uint32_t> refs_;
+    std::vector<uint32_t> scratch_; // references of the node being added
 };
 
-// The hash void has in every round.
-uint64_t voidHash();
+// The label of void.
+const LabelHash& voidLabel();
 
 } // namespace btforge::dedup

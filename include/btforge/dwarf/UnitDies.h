@@ -41,6 +41,7 @@ enum DieFlag : uint32_t {
     kLocationKnown = 1u << 17,     // locationOps holds the (first) expression
     kInlined = 1u << 18,           // DW_AT_inline says declared or actually inlined
     kConstValueString = 1u << 19,  // DW_AT_const_value is a string (annotations)
+    kSignature = 1u << 20, // a stand-in for the type unit's type `type` names (DW_AT_signature)
 };
 
 // One decoded DWARF expression operation (DW_OP_*), as both readers decode them.
@@ -101,6 +102,8 @@ struct UnitDies {
     bool isClang() const { return producer.find("clang") != std::string_view::npos; }
     // Empties the unit but keeps the vectors' capacity: a worker reuses one UnitDies per unit.
     void clear();
+    // Adds the DIEs of a unit whose offsets all follow this one's; its unit DIE gets no parent.
+    void append(const UnitDies& other);
     // The index of the DIE at `offset` in this unit, or kNoIndex (dies are sorted by offset).
     uint32_t indexOf(DieOffset offset) const;
 };

@@ -24,7 +24,8 @@ public:
     virtual ~UnitReader() = default;
 
     virtual size_t unitCount() const = 0;
-    // Partial and type units hold types that other units refer to; they are read first.
+    // Partial and type units hold types that other units refer to; they are read first, and
+    // mapped together as one unit, as they refer to each other in any order.
     virtual bool isPartialUnit(size_t index) const = 0;
     // Decodes unit `index` into `out` (cleared first). Called concurrently for different units.
     virtual Expected<void> readUnit(size_t index, UnitDies& out) = 0;

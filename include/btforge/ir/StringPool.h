@@ -40,16 +40,24 @@ public:
     void adoptSection(std::span<const char> section);
 
 private:
-    std::optional<StrId> findLocal(std::string_view s, uint64_t hash) const;
-    void insertSlot(StrId id, uint64_t hash);
+    // `s` holds no NUL and is not empty; `hash` is hashString(s). Here or in the base.
+    std::optional<StrId> findHashed(std::string_view s, uint32_t hash) const;
+    std::optional<StrId> findLocal(std::string_view s, uint32_t hash) const;
+    void insertSlot(StrId local, uint32_t hash);
     void grow();
+
+    // Open addressing over local ids. A slot keeps the string's hash, which also chose it, so
+    // probing compares bytes only on a hash match and growing never reads the strings.
+    struct Slot {
+        uint32_t hash = 0;
+        StrId local = 0; // local id + 1; 0: empty (local id 0 is never hashed: in a base pool it
+                         // is the empty string, which find() answers directly)
+    };
 
     std::shared_ptr<const StringPool> base_;
     StrId firstId_ = 0;
     std::vector<char> bytes_;
-    // Open addressing over local ids; 0 marks an empty slot (local id 0 is never hashed: in a
-    // base pool it is the empty string, which find() answers directly).
-    std::vector<StrId> slots_;
+    std::vector<Slot> slots_;
     size_t used_ = 0;
 };
 

@@ -1,20 +1,24 @@
 // TypeGraph: the common type IR every loader fills and every emitter reads.
 //
 // Storage is columnar: one fixed 20-byte record per type plus one arena per kind of list
-// (members, params, enumerators, DATASEC entries). There is no heap node per type, so the ~3
-// million types of a kernel before dedup stay cheap. A graph may continue a base graph (split
-// BTF): its ids start after the base's last id and lookups below that go to the base.
+// (members, params, enumerators, DATASEC entries), all in chunks (ChunkedArena.h). There is no
+// heap node per type, so the ~3 million types of a kernel before dedup stay cheap. A graph may
+// continue a base graph (split BTF): its ids start after the base's last id and lookups below that
+// go to the base.
 #pragma once
 
+#include "btforge/ir/ChunkedArena.h"
 #include "btforge/ir/Kind.h"
 #include "btforge/ir/StringPool.h"
 #include "btforge/ir/Types.h"
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace btforge::ir {
@@ -33,8 +37,8 @@ public:
     TypeGraph& operator=(TypeGraph&&) = default;
 
     // --- ids ---
-    TypeId firstId() const { return firstId_; }                 // first id owned by this graph
-    TypeId endId() const { return firstId_ + ownCount(); }      // one past the last id
+    TypeId firstId() const { return firstId_; }            // first id owned by this graph
+    TypeId endId() const { return firstId_ + ownCount(); } // one past the last id
     uint32_t ownCount() const { return static_cast<uint32_t>(records_.size()); }
     bool contains(TypeId id) const { return id < endId(); } // void and the base included
     bool isOwn(TypeId id) const { return id >= firstId_ && id < endId(); }
@@ -47,6 +51,9 @@ public:
     std::string_view name(TypeId id) const { return strings_->get(nameId(id)); }
     TypeView get(TypeId id) const;
     template <typename T> T getAs(TypeId id) const { return std::get<T>(get(id)); }
+    // Calls f with the type as its struct from Types.h (VoidType for void) and returns what f
+    // returns: get() without building a TypeView, for hot paths that switch on the kind anyway.
+    template <typename F> std::invoke_result_t<F&, const VoidType&> visit(TypeId id, F&& f) const;
 
     // The type a reference kind, FUNC, VAR, DECL_TAG or ARRAY (element) points to; void otherwise.
     TypeId target(TypeId id) const;
@@ -81,7 +88,7 @@ private:
     struct Record {
         StrId name;
         Kind kind;
-        uint8_t flag;       // BTF kind_flag
+        uint8_t flag; // BTF kind_flag
         uint16_t spare;
         uint32_t sizeOrType; // as in struct btf_type: size, or the referenced type
         uint32_t data;  // INT word; linkage; component index; ARRAY index type; first list index
@@ -94,23 +101,88 @@ private:
     };
     static constexpr uint32_t kNone = UINT32_MAX;
 
-    const Record& record(TypeId id) const;
+    const Record& record(TypeId id) const {
+        assert(isOwn(id));
+        return records_[id - firstId_];
+    }
     Record encode(const TypeView& view);
-    template <typename T> uint32_t appendList(std::vector<T>& arena, std::span<const T> items);
     uint32_t appendPlacement(std::optional<uint64_t> address, StrId section);
 
     std::shared_ptr<const TypeGraph> base_;
     std::shared_ptr<StringPool> strings_;
     TypeId firstId_ = 1;
     ByteOrder byteOrder_;
-    std::vector<Record> records_;
-    std::vector<Member> members_;
-    std::vector<Param> params_;
-    std::vector<Enumerator> enumerators_;
-    std::vector<VarSecInfo> secinfos_;
-    std::vector<Placement> placements_;
-    std::vector<CuId> origins_; // empty until the first setOrigin
+    ChunkedArena<Record> records_;
+    ChunkedArena<Member> members_;
+    ChunkedArena<Param> params_;
+    ChunkedArena<Enumerator> enumerators_;
+    ChunkedArena<VarSecInfo> secinfos_;
+    ChunkedArena<Placement> placements_;
+    ChunkedArena<CuId> origins_; // empty until the first setOrigin
 };
+
+template <typename F>
+std::invoke_result_t<F&, const VoidType&> TypeGraph::visit(TypeId id, F&& f) const {
+    if (id < firstId_) {
+        if (base_ && id != kVoidType)
+            return base_->visit(id, std::forward<F>(f));
+        return f(VoidType{});
+    }
+    const Record& r = record(id);
+    auto list = [&](const auto& arena) { return arena.list(r.data, r.extra); };
+    auto placedAddress = [&]() -> std::optional<uint64_t> {
+        if (r.extra == kNone)
+            return std::nullopt;
+        return placements_[r.extra].address;
+    };
+    const bool flag = r.flag != 0;
+    switch (r.kind) {
+    case Kind::Int:
+        return f(IntType{r.name, r.sizeOrType, static_cast<uint8_t>((r.data >> 24) & 0x0f),
+                         static_cast<uint8_t>((r.data >> 16) & 0xff),
+                         static_cast<uint8_t>(r.data & 0xff)});
+    case Kind::Ptr:
+        return f(PtrType{r.name, r.sizeOrType, flag});
+    case Kind::Typedef:
+        return f(TypedefType{r.name, r.sizeOrType, flag});
+    case Kind::Volatile:
+        return f(VolatileType{r.name, r.sizeOrType, flag});
+    case Kind::Const:
+        return f(ConstType{r.name, r.sizeOrType, flag});
+    case Kind::Restrict:
+        return f(RestrictType{r.name, r.sizeOrType, flag});
+    case Kind::TypeTag:
+        return f(TypeTagType{r.name, r.sizeOrType, flag});
+    case Kind::Array:
+        return f(ArrayType{r.name, r.sizeOrType, r.data, r.extra});
+    case Kind::Struct:
+        return f(StructType{r.name, r.sizeOrType, list(members_), flag});
+    case Kind::Union:
+        return f(UnionType{r.name, r.sizeOrType, list(members_), flag});
+    case Kind::Enum:
+        return f(EnumType{r.name, r.sizeOrType, list(enumerators_), flag});
+    case Kind::Enum64:
+        return f(Enum64Type{r.name, r.sizeOrType, list(enumerators_), flag});
+    case Kind::Fwd:
+        return f(FwdType{r.name, flag});
+    case Kind::Func:
+        return f(FuncType{r.name, r.sizeOrType, static_cast<FuncLinkage>(r.data), placedAddress()});
+    case Kind::FuncProto:
+        return f(FuncProtoType{r.name, r.sizeOrType, list(params_)});
+    case Kind::Var:
+        return f(VarType{r.name, r.sizeOrType, static_cast<VarLinkage>(r.data), placedAddress(),
+                         r.extra == kNone ? kNoName : placements_[r.extra].section});
+    case Kind::Datasec:
+        return f(DatasecType{r.name, r.sizeOrType, list(secinfos_)});
+    case Kind::Float:
+        return f(FloatType{r.name, r.sizeOrType});
+    case Kind::DeclTag:
+        return f(DeclTagType{r.name, r.sizeOrType, static_cast<int32_t>(r.data), flag});
+    case Kind::Void:
+        break;
+    }
+    return f(VoidType{});
+}
 
 // The size in bytes of a value of this type (through typedefs, qualifiers and arrays; pointers
 // are 8 bytes), or nullopt for void, functions and forward declarations.

@@ -1,0 +1,58 @@
+// Structural hashes over a RefGraph: round 0 is a node's label hash (its first half); round k+1
+// mixes that with the round-k hashes of the node's references in order. Equivalent
+// (bisimilar) nodes get equal hashes in every round, in one graph or two, so nodes with different
+// hashes are never equivalent; with equal hashes they are alike as many references deep as there
+// were rounds.
+#pragma once
+
+#include "TypeLabel.h"
+
+#include "btforge/dedup/RefGraph.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace btforge::dedup::detail {
+
+// Rounds of the hashes units are matched against the merged graph by: types alike this deep but
+// not equivalent each cost a walk that fails, and the kernel's variants of one struct (declared
+// here, defined there) are often alike a dozen pointers deep.
+inline constexpr unsigned kMatchRounds = 16;
+
+// The hashes after `rounds` rounds, by node. References to fixedNodes[i] see fixedHash(i, round)
+// in place of its own hash: for placeholders standing for types hashed elsewhere, and for types
+// that must hash alike by name alone.
+template <typename FixedHash>
+std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds,
+                                       std::span<const uint32_t> fixedNodes,
+                                       FixedHash&& fixedHash) {
+    std::vector<uint64_t> current(graph.size()); // as references see them
+    std::vector<uint64_t> next(graph.size());
+    auto fix = [&](std::vector<uint64_t>& hashes, unsigned round) {
+        for (size_t i = 0; i < fixedNodes.size(); ++i)
+            hashes[fixedNodes[i]] = fixedHash(i, round);
+    };
+    for (uint32_t node = 0; node < graph.size(); ++node)
+        current[node] = graph.label(node).first;
+    fix(current, 0);
+    for (unsigned round = 1; round <= rounds; ++round) {
+        graph.forEachNode(
+            [&](uint32_t node, const LabelHash& label, std::span<const uint32_t> refs) {
+                uint64_t h = label.first;
+                for (uint32_t ref : refs)
+                    h = combine(h, current[ref]);
+                next[node] = h;
+            });
+        if (round < rounds)
+            fix(next, round);
+        current.swap(next);
+    }
+    return current;
+}
+
+inline std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds) {
+    return structuralHashes(graph, rounds, {}, [](size_t, unsigned) { return uint64_t{0}; });
+}
+
+} // namespace btforge::dedup::detail

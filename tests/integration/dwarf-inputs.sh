@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# dwarf-inputs.sh CASE SRCDIR: the DWARF that users' toolchains produce, built at test time from
+# the test program in SRCDIR (three C units sharing layouts.h) and its C++ and Rust companions.
+# Every output must be parsed by libbpf and accepted by the kernel's verifier (where loading BTF
+# is permitted), and have the expected types:
+#   compressed  -gz=zlib / -gz=zstd (those the toolchain has): types equal the plain build's
+#   type-units  -fdebug-types-section, DWARF 4 and 5, gcc and clang on C, g++ and clang++ on C++:
+#               every named type complete and equal to the same build's without type units
+#   dwz         dwz partial units, in the file itself and (dwz -m) in a .gnu_debugaltlink file:
+#               types equal the build before dwz
+#   cxx         references and classes from g++ and clang++: one counted warning about
+#               references, classes as STRUCTs, references as pointers
+#   rust        a Rust unit linked with C: excluded by default, included with --lang-exclude ''
+#   shared-pie  a shared library and a PIE: types equal the non-PIE executable's
+source "$(dirname "$0")/lib.sh"
+case_name=$1
+src=$2
+require_file "$src/layouts.c"
+c_sources=("$src/layouts.c" "$src/functions_a.c" "$src/functions_b.c")
+loaded=0 not_permitted=0
+
+# build OUT CC FLAGS...: the test program.
+build() {
+    local out=$1 cc=$2
+    shift 2
+    "$cc" -g -O0 -w "$@" -o "$out" "${c_sources[@]}" || fail "$cc $* does not build the program"
+}
+
+# convert INPUT [OPTIONS...]: INPUT.btf, with stderr in INPUT.err; libbpf and the kernel check it.
+convert() {
+    local input=$1 rc
+    shift
+    "$BTFORGE" convert "$input" -o "$input.btf" "$@" 2> "$input.err" ||
+        { cat "$input.err"; fail "$(basename "$input"): conversion failed"; }
+    "$BTF_ORACLE" parse "$input.btf" > /dev/null ||
+        fail "$(basename "$input"): libbpf rejects the output"
+    set +e
+    "$BTF_ORACLE" load "$input.btf" > /dev/null
+    rc=$?
+    set -e
+    case "$rc" in
+    0) loaded=$((loaded + 1)) ;;
+    77) not_permitted=$((not_permitted + 1)) ;;
+    *) fail "$(basename "$input"): the kernel rejects the output" ;;
+    esac
+}
+
+# same_types A B: the BTF of A and B (converted) are equal by meaning, a FWD never standing in
+# for the STRUCT it declares.
+same_types() {
+    "$BTFORGE" --quiet diff --strict-fwd "$1.btf" "$2.btf" > "$work/diff.txt" ||
+        { cat "$work/diff.txt"; fail "$(basename "$2"): types differ from $(basename "$1")'s"; }
+}
+
+# has_section FILE NAME [FLAG]: FILE has section NAME (with section flag FLAG, e.g. C).
+has_section() {
+    readelf -S -W "$1" | awk -v name="$2" -v flag="${3:-}" '
+        { sub(/^ *\[ *[0-9]+\] /, "") }
+        $1 == name && (flag == "" || index($7, flag)) { found = 1 }
+        END { exit !found }'
+}
+
+# in_dwarf FILE PATTERN: readelf's dump of FILE's DWARF has a line matching PATTERN. (Not
+# through a pipe: grep -q would leave readelf writing into a closed one, failing under pipefail.)
+in_dwarf() {
+    readelf --debug-dump=info "$1" > "$work/dwarf.txt"
+    grep -qE "$2" "$work/dwarf.txt"
+}
+
+dump() { "$BPFTOOL" btf dump file "$1.btf"; }
+
+# with_type_units NAME COMPILER ARGS...: NAME built with and without -fdebug-types-section; where
+# that made type units, both convert to the same types and NAME joins $variants.
+with_type_units() {
+    local name=$1
+    shift
+    "$@" -o "$work/$name" && "$@" -fdebug-types-section -o "$work/$name-tu" ||
+        fail "cannot build $name"
+    # DWARF 4 puts type units in .debug_types, DWARF 5 in .debug_info as DW_UT_type.
+    if ! has_section "$work/$name-tu" .debug_types &&
+        ! in_dwarf "$work/$name-tu" "Unit Type: *DW_UT_type"; then
+        echo "$name: -fdebug-types-section made no type units: not tested"
+        return
+    fi
+    convert "$work/$name"
+    convert "$work/$name-tu"
+    same_types "$work/$name" "$work/$name-tu"
+    variants+=("$name")
+}
+
+summary() {
+    local refused=""
+    [ "$not_permitted" = 0 ] || refused=", $not_permitted not permitted here"
+    echo "$case_name: $*; kernel verifier: $loaded loaded$refused"
+}
+
+case "$case_name" in
+compressed)
+    # Each kind from the first compiler that makes it; libelf before elfutils 0.189 cannot
+    # decompress zstd, and then the file must be refused in one line that says so.
+    done_kinds=()
+    for kind in zlib zstd; do
+        cc=
+        for candidate in gcc clang-19; do
+            if "$candidate" -g -gz=$kind -c "$src/layouts.c" -o "$work/probe.o" 2> /dev/null &&
+                has_section "$work/probe.o" .debug_info C; then
+                cc=$candidate
+                break
+            fi
+        done
+        [ -n "$cc" ] || { echo "no compiler here compresses debug sections with $kind"; continue; }
+        for suffix in "" .o; do
+            plain=$work/$cc-plain$suffix out=$work/$cc-gz-$kind$suffix
+            build "$plain" $cc ${suffix:+-r}
+            build "$out" $cc -gz=$kind ${suffix:+-r}
+            has_section "$out" .debug_info C || fail "$out: .debug_info is not compressed"
+            convert "$plain"
+            if [ $kind = zstd ] && ! "$BTFORGE" --quiet convert "$out" -o "$out.btf" 2> "$out.err"
+            then
+                [ "$(wc -l < "$out.err")" = 1 ] &&
+                    grep -q "^btforge: error: $out: .*compression" "$out.err" ||
+                    { cat "$out.err"; fail "$out: refused, but not in one line about compression"; }
+                echo "$(basename "$out"): this libelf cannot decompress zstd: refused cleanly"
+                continue
+            fi
+            convert "$out"
+            same_types "$plain" "$out"
+        done
+        done_kinds+=("$kind ($cc)")
+    done
+    [ ${#done_kinds[@]} -gt 0 ] || skip "the toolchain compresses no debug sections"
+    summary "compressed with ${done_kinds[*]}, executable and object: read, or refused cleanly"
+    ;;
+type-units)
+    variants=()
+    for version in 4 5; do
+        for cc in gcc clang-19; do
+            with_type_units $cc-dwarf$version $cc -g -O0 -w -gdwarf-$version "${c_sources[@]}"
+        done
+        # clang makes type units only for types with C++ linkage.
+        for cxx in g++ clang++-19; do
+            with_type_units $cxx-dwarf$version $cxx -g -O1 -w -gdwarf-$version "$src/references.cpp"
+        done
+    done
+    [ ${#variants[@]} -gt 0 ] || skip "no compiler here makes type units"
+    summary "type units of ${variants[*]}: types complete and equal to the builds without"
+    ;;
+dwz)
+    command -v dwz > /dev/null || skip "dwz is not installed (scripts/install-deps.sh installs it)"
+    for version in 4 5; do
+        name=dwarf$version
+        build "$work/$name" gcc -gdwarf-$version
+        build "$work/$name-O1" gcc -gdwarf-$version -O1
+        convert "$work/$name"
+        convert "$work/$name-O1"
+        # dwz moves what several units share into partial units they import.
+        cp "$work/$name" "$work/$name-dwz"
+        dwz "$work/$name-dwz" || fail "dwz failed on $name"
+        in_dwarf "$work/$name-dwz" DW_TAG_partial_unit ||
+            fail "dwz made no partial unit in $name"
+        convert "$work/$name-dwz"
+        same_types "$work/$name" "$work/$name-dwz"
+        # dwz -m: what two files share goes to a third that both name in .gnu_debugaltlink.
+        cp "$work/$name" "$work/$name-m"
+        cp "$work/$name-O1" "$work/$name-O1-m"
+        dwz -m "$work/$name-common.debug" "$work/$name-m" "$work/$name-O1-m" ||
+            fail "dwz -m failed on $name"
+        has_section "$work/$name-m" .gnu_debugaltlink || fail "dwz -m linked no alt file to $name"
+        convert "$work/$name-m"
+        convert "$work/$name-O1-m"
+        same_types "$work/$name" "$work/$name-m"
+        same_types "$work/$name-O1" "$work/$name-O1-m"
+        # Without the alt file, types would silently be void: one error line instead.
+        rm "$work/$name-common.debug"
+        lost=$work/$name-m
+        if "$BTFORGE" --quiet convert "$lost" -o "$lost.btf" 2> "$lost.err" ||
+            [ "$(wc -l < "$lost.err")" != 1 ] ||
+            ! grep -q "^btforge: error: $lost: .*debugaltlink.*$name-common.debug" "$lost.err"
+        then
+            cat "$lost.err"
+            fail "$name-m without its alt file: not one error line naming the missing file"
+        fi
+    done
+    summary "dwz partial units, in the file and in a .gnu_debugaltlink file (which must be" \
+        "there): types equal"
+    ;;
+cxx)
+    for compiler in g++ clang++-19; do
+        out=$work/references-$compiler
+        "$compiler" -g -O1 -w -o "$out" "$src/references.cpp" || fail "$compiler cannot build it"
+        convert "$out"
+        count=$(grep -c "C++ reference type(s) encoded as pointers" "$out.err" || true)
+        [ "$count" = 1 ] || { cat "$out.err"; fail "$compiler: $count reference warnings"; }
+        warning="btforge: warning: .*/references-[^:]*: [1-9][0-9]* C\+\+ reference type\(s\)"
+        grep -qxE "$warning encoded as pointers" "$out.err" ||
+            { cat "$out.err"; fail "$compiler: the reference warning lacks a count or the file"; }
+        dump "$out" > "$out.txt"
+        for class in Shape Circle plain_pair; do
+            grep -qE "^\[[0-9]+\] STRUCT '$class' " "$out.txt" ||
+                fail "$compiler: $class is not a STRUCT"
+        done
+        grep -qE "^\[[0-9]+\] STRUCT 'Circle' size=40 vlen=2$" "$out.txt" ||
+            fail "$compiler: Circle is not { radius; center[2]; } of 40 bytes"
+        # plain_pair's members are references: both must be pointers.
+        for member in first second; do
+            id=$(awk -v m="'$member'" '
+                /^\[[0-9]+\] STRUCT .plain_pair./ { f = 1; next }
+                /^\[/ { f = 0 }
+                f && $1 == m { sub("type_id=", "", $2); print $2 }' "$out.txt")
+            grep -qE "^\[$id\] PTR " "$out.txt" || fail "$compiler: plain_pair.$member is not a PTR"
+        done
+    done
+    summary "g++ and clang++: one counted reference warning, classes as STRUCTs"
+    ;;
+rust)
+    rustc=$(command -v rustc || echo "$HOME/.cargo/bin/rustc")
+    [ -x "$rustc" ] || skip "rustc is not installed"
+    "$rustc" --crate-type=lib --emit=obj -g -C opt-level=1 -C panic=abort \
+        -o "$work/shapes.o" "$src/shapes.rs" || fail "rustc cannot build the Rust unit"
+    gcc -g -O0 -o "$work/mixed" "$src/rust_main.c" "$work/shapes.o" ||
+        fail "cannot link C with Rust"
+    in_dwarf "$work/mixed" "DW_AT_language.*Rust" ||
+        fail "the program has no Rust unit"
+    convert "$work/mixed"
+    dump "$work/mixed" > "$work/default.txt"
+    grep -q "STRUCT 'c_side'" "$work/default.txt" || fail "the C unit's types are missing"
+    ! grep -q "STRUCT 'RustTriangle'" "$work/default.txt" ||
+        fail "the Rust unit is not excluded by default"
+    cp "$work/mixed" "$work/mixed-all"
+    convert "$work/mixed-all" --lang-exclude ''
+    dump "$work/mixed-all" > "$work/all.txt"
+    grep -qE "STRUCT 'RustTriangle' size=24 vlen=2" "$work/all.txt" ||
+        fail "--lang-exclude '' does not include the Rust unit's RustTriangle"
+    grep -q "STRUCT 'c_side'" "$work/all.txt" || fail "the C unit's types are missing"
+    summary "$("$rustc" --version): excluded by default, included with --lang-exclude ''"
+    ;;
+shared-pie)
+    build "$work/no-pie" gcc -fno-pie -no-pie
+    build "$work/pie" gcc -fPIE -pie
+    build "$work/lib.so" gcc -fPIC -shared
+    for out in no-pie pie lib.so; do
+        convert "$work/$out"
+    done
+    same_types "$work/no-pie" "$work/pie"
+    same_types "$work/no-pie" "$work/lib.so"
+    summary "shared library and PIE: types equal the non-PIE executable's"
+    ;;
+*)
+    fail "unknown case $case_name"
+    ;;
+esac
