@@ -12,36 +12,12 @@
 #include "TypeLabel.h"
 
 #include <algorithm>
-#include <atomic>  // TMPTIMING
-#include <chrono>  // TMPTIMING
-#include <cstdio>  // TMPTIMING
-#include <cstdlib> // TMPTIMING
-#include <ctime>   // TMPTIMING
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <tuple>
 
 namespace btforge::dedup {
 namespace {
-struct TmpPhaseTimes {                                    // TMPTIMING
-    std::atomic<int64_t> prepare{0}, merge{0}, finish{0}; // TMPTIMING
-    void print() {
-        if (std::getenv("BTFORGE_DEDUP_TIMES"))
-            std::fprintf(stderr, "dedup-cpu-times prepare %.3f merge %.3f finish %.3f\n",
-                         prepare / 1e9, merge / 1e9, finish / 1e9);
-    }        // TMPTIMING
-} gTmpTimes; // TMPTIMING
-inline int64_t tmpCpuNs() {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-} // TMPTIMING
-struct TmpTimer {
-    std::atomic<int64_t>& a;
-    int64_t t = tmpCpuNs();
-    ~TmpTimer() { a += tmpCpuNs() - t; }
-}; // TMPTIMING
 
 using ir::Kind;
 using ir::TypeGraph;
@@ -267,13 +243,12 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     };
     constexpr size_t kSlotAhead = 24, kNodeAhead = 12, kRefsAhead = 6;
     for (size_t component = 0; component < components; ++component) {
-        // Without a branch around them: GCC 12 drops some prefetches behind one.
-        auto ahead = [&](size_t distance) {
-            return std::min(component + distance, components - 1);
-        };
-        index.prefetch(rootHash(ahead(kSlotAhead)));
-        world.prefetchNode(firstCandidate(ahead(kNodeAhead)));
-        world.prefetchRefs(firstCandidate(ahead(kRefsAhead)));
+        if (component + kSlotAhead < components)
+            index.prefetch(rootHash(component + kSlotAhead));
+        if (component + kNodeAhead < components)
+            world.prefetchNode(firstCandidate(component + kNodeAhead));
+        if (component + kRefsAhead < components)
+            world.prefetchRefs(firstCandidate(component + kRefsAhead));
         const TypeId first = unit.order_[starts[component]];
         if (map[first] != kUnmapped)
             continue; // a placeholder
@@ -404,7 +379,8 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
     const TypeId firstNew = merged.endId();
     for (TypeId id : unmatched)
         map[id] = firstNew + classOf[id];
-    // Classes are numbered in order of their smallest member: that member gives the new type.
+    // Classes are numbered in order of their smallest member: that member gives the new type,
+    // and only those members stay in `unmatched`.
     size_t classes = 0;
     for (TypeId id : unmatched) {
         if (classOf[id] == classes)
@@ -685,7 +661,6 @@ GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
 GraphMerger::~GraphMerger() = default;
 
 PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId> placeholders) {
-    TmpTimer tmpTimer{gTmpTimes.prepare}; // TMPTIMING
     if (unit.base() || unit.firstId() != 1)
         throw std::invalid_argument("GraphMerger::prepare: a unit graph must be standalone");
     const uint32_t count = unit.ownCount();
@@ -719,7 +694,6 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
 
 std::vector<TypeId> GraphMerger::merge(PreparedUnit&& unit, uint32_t unitOrder,
                                        std::span<const TypeId> preMapped) {
-    TmpTimer tmpTimer{gTmpTimes.merge}; // TMPTIMING
     return state_->merge(std::move(unit), unitOrder, preMapped);
 }
 
@@ -735,17 +709,7 @@ std::vector<TypeId> GraphMerger::merge(const TypeGraph& unit, uint32_t unitOrder
 
 GraphMerger::Result GraphMerger::finish() && {
     std::unique_ptr<State> state = std::move(state_);
-    Result r;                                // TMPTIMING
-    {                                        // TMPTIMING
-        TmpTimer tmpTimer{gTmpTimes.finish}; // TMPTIMING
-        if (std::getenv("BTFORGE_DEDUP_TIMES"))
-            std::fprintf(stderr, "tmpstats end %u mem %zu\n", state->merged.endId(),
-                         state->memoryUsage()); // TMPTIMING
-        r = state->finish();                    // TMPTIMING
-        state.reset();                          // TMPTIMING
-    }                                           // TMPTIMING
-    gTmpTimes.print();                          // TMPTIMING
-    return r;                                   // TMPTIMING
+    return state->finish();
 }
 
 uint32_t GraphMerger::provisionalCount() const {

@@ -5,9 +5,9 @@
 // which merging checks exactly.
 #pragma once
 
+#include "btforge/dedup/RefGraph.h"
 #include "btforge/ir/Kind.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,8 +15,7 @@ namespace btforge::dedup::detail {
 
 class HashIndex {
 public:
-    // Never empty, so lookups need no test for it (GCC 12 also drops a prefetch behind one).
-    HashIndex() : slots_(1024) {}
+    HashIndex() : slots_(1024) {} // never empty, so lookups need no test for it
 
     void insert(uint64_t hash, ir::TypeId id) {
         if ((used_ + 1) * 4 > slots_.size() * 3)
@@ -37,7 +36,7 @@ public:
     }
 
     void prefetch(uint64_t hash) const {
-        __builtin_prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
+        dedup::prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
     }
 
     size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }

@@ -1,7 +1,26 @@
 #include "TypeLabel.h"
 
+#include <cstring>
+#include <string_view>
+
 namespace btforge::dedup::detail {
 namespace {
+
+// Calls word(uint64_t) with the string's length, then its bytes eight at a time.
+template <typename Word> void forEachWord(std::string_view s, Word&& word) {
+    word(s.size());
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        word(w);
+    }
+    if (i < s.size()) {
+        uint64_t w = 0;
+        std::memcpy(&w, s.data() + i, s.size() - i);
+        word(w);
+    }
+}
 
 // Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field and
 // sink.ref(TypeId) for each reference, kind first. Lists are preceded by their length, so the

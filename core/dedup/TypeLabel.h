@@ -11,8 +11,6 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
-#include <cstring>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -29,28 +27,6 @@ template <uint64_t kState, uint64_t kValue> inline uint64_t mix(uint64_t h, uint
 
 inline uint64_t combine(uint64_t h, uint64_t v) {
     return mix<0xa0761d6478bd642full, 0xe7037ed1a0b428dbull>(h, v);
-}
-
-// Calls word(uint64_t) with the string's length, then its bytes eight at a time.
-template <typename Word> inline void forEachWord(std::string_view s, Word&& word) {
-    word(s.size());
-    size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        word(w);
-    }
-    if (i < s.size()) {
-        uint64_t w = 0;
-        std::memcpy(&w, s.data() + i, s.size() - i);
-        word(w);
-    }
-}
-
-inline uint64_t hashString(std::string_view s) {
-    uint64_t h = 0x8ebc6af09c88c6e3ull;
-    forEachWord(s, [&](uint64_t w) { h = combine(h, w); });
-    return h;
 }
 
 // The label of `id` in `g`; its references, in the order equivalence pairs them, are appended to

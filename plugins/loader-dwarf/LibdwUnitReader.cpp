@@ -1,5 +1,7 @@
 #include "LibdwUnitReader.h"
 
+#include "LocationDecoder.h"
+
 #include <cerrno>
 #include <cstring>
 #include <algorithm>
@@ -100,11 +102,20 @@ Visit classify(int tag, int parentTag) {
 }
 
 // Decodes one DIE's attributes in a single dwarf_getattrs pass.
+// The sections location lists live in, and where this unit's loclistx table starts.
+struct LocationSections {
+    std::span<const uint8_t> lists;    // .debug_loclists (DWARF 5)
+    std::span<const uint8_t> oldLists; // .debug_loc (DWARF 2-4)
+    uint64_t listsBase = 0;
+};
+
 struct AttributeDecoder {
     UnitDies& unit;
     Die& die;
     Dwarf* dwarf;
     DieOffset unitStart; // the unit header's key: unit-relative references count from it
+    const LocationSections& locations;
+    std::vector<LocationOp>& scratchOps;
     bool hasRanges = false;
 
     static int callback(Dwarf_Attribute* attr, void* arg) {
@@ -180,40 +191,80 @@ struct AttributeDecoder {
     }
 
     // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N.
-    static uint8_t entryValueRegister(const Dwarf_Op* ops, size_t count) {
-        bool shape = count == 1 || (count == 2 && ops[1].atom == DW_OP_stack_value);
+    static uint8_t entryValueRegister(std::span<const LocationOp> ops) {
+        bool shape = ops.size() == 1 || (ops.size() == 2 && ops[1].atom == DW_OP_stack_value);
         if (!shape || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value))
             return 0xff;
-        // libdw gives the sub-expression as a length and a pointer to its bytes.
+        // The sub-expression comes as a length and a pointer to its bytes.
         const auto* block = reinterpret_cast<const uint8_t*>(ops[0].number2);
         if (ops[0].number != 1 || !block || block[0] < DW_OP_reg0 || block[0] > DW_OP_reg31)
             return 0xff;
         return static_cast<uint8_t>(block[0] - DW_OP_reg0);
     }
 
-    void decodeLocation(Dwarf_Attribute* attr) {
-        die.flags |= kHasLocation;
-        // Only parameters and file-scope variables are decoded here; their first expression and
-        // any entry-value register are what the function and variable rules look at.
-        Dwarf_Addr base, start, end;
+    // The expression's operations, decoded here; the few with an index into .debug_addr go
+    // through libdw. False when the expression cannot be read.
+    bool storeExpression(Dwarf_Attribute* attr, std::span<const uint8_t> bytes) {
+        auto first = static_cast<uint32_t>(unit.locationOps.size());
+        Decoded decoded = decodeExpression(bytes, unit.addressSize, unit.locationOps);
+        if (decoded == Decoded::Ok) {
+            die.locationFirst = first;
+            die.locationCount = static_cast<uint32_t>(unit.locationOps.size()) - first;
+            return true;
+        }
+        unit.locationOps.resize(first);
         Dwarf_Op* ops = nullptr;
         size_t count = 0;
-        ptrdiff_t offset = 0;
-        bool first = true;
-        while ((offset = dwarf_getlocations(attr, offset, &base, &start, &end, &ops, &count)) > 0) {
-            if (first) {
-                storeOps(attr, ops, count);
-                die.flags |= kLocationKnown;
-                first = false;
-            }
-            if (die.entryValueRegister == 0xff)
-                die.entryValueRegister = entryValueRegister(ops, count);
-            if (die.tag != DW_TAG_formal_parameter)
-                break;
-        }
+        if (decoded != Decoded::NeedsAddressTable || dwarf_getlocation(attr, &ops, &count) != 0)
+            return false;
+        storeOps(attr, ops, count);
+        return true;
+    }
+
+    void noteEntryValue(std::span<const uint8_t> bytes) {
+        if (die.entryValueRegister != 0xff)
+            return;
+        scratchOps.clear();
+        if (decodeExpression(bytes, unit.addressSize, scratchOps) == Decoded::Ok)
+            die.entryValueRegister = entryValueRegister(scratchOps);
+    }
+
+    void decodeLocation(Dwarf_Attribute* attr) {
+        die.flags |= kHasLocation;
+        // Only parameters and file-scope variables get here; their first expression and any
+        // entry-value register are what the function and variable rules look at.
         unsigned form = dwarf_whatform(attr);
-        if (form == DW_FORM_sec_offset || form == DW_FORM_loclistx)
-            die.flags |= kLocationIsList;
+        bool isList = form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
+                      (unit.version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8));
+        if (!isList) {
+            Dwarf_Block block;
+            if (dwarf_formblock(attr, &block) == 0 &&
+                storeExpression(attr, {reinterpret_cast<const uint8_t*>(block.data), block.length}))
+                die.flags |= kLocationKnown;
+            return;
+        }
+        die.flags |= kLocationIsList;
+        uint64_t offset = 0;
+        if (!udata(attr, offset))
+            return;
+        if (form == DW_FORM_loclistx) {
+            // An index into the offsets table at the unit's DW_AT_loclists_base.
+            uint64_t slot = locations.listsBase + offset * 4;
+            if (slot + 4 > locations.lists.size())
+                return;
+            uint32_t relative;
+            std::memcpy(&relative, locations.lists.data() + slot, 4);
+            offset = locations.listsBase + relative;
+        }
+        bool first = true;
+        forEachLocationEntry(unit.version >= 5 ? locations.lists : locations.oldLists, offset,
+                             unit.version, unit.addressSize, [&](std::span<const uint8_t> bytes) {
+                                 if (first && storeExpression(attr, bytes))
+                                     die.flags |= kLocationKnown;
+                                 first = false;
+                                 if (die.tag == DW_TAG_formal_parameter)
+                                     noteEntryValue(bytes);
+                             });
     }
 
     void decodeConstValue(Dwarf_Attribute* attr) {
@@ -444,6 +495,7 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::stri
     }
     if (auto units = reader->enumerateUnits(); !units)
         return std::move(units).error();
+    reader->findLocationSections();
     return reader;
 }
 
@@ -514,6 +566,28 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
         return Error::badInput(path_ + ": cannot read its DWARF (" + why + ")");
     }
     return {};
+}
+
+void LibdwUnitReader::findLocationSections() {
+    // After libdw opened the file: its sections are decompressed and relocated by then.
+    Elf* elf = dwarf_getelf(dwarf_);
+    size_t shstrndx = 0;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char* name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        if (!name)
+            continue;
+        std::string_view section(name);
+        if (section != ".debug_loclists" && section != ".debug_loc")
+            continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        if (!data || !data->d_buf)
+            continue;
+        std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data->d_buf), data->d_size);
+        (section == ".debug_loc" ? loc_ : loclists_) = bytes;
+    }
 }
 
 Expected<void> LibdwUnitReader::enumerateUnits() {
@@ -656,6 +730,14 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
 
     Dwarf_Die root = unit.die;
     DieOffset unitStart = unit.headerOffset + unit.bias;
+    LocationSections locations{loclists_, loc_};
+    {
+        Dwarf_Attribute base;
+        Dwarf_Word value;
+        if (dwarf_attr(&root, DW_AT_loclists_base, &base) && dwarf_formudata(&base, &value) == 0)
+            locations.listsBase = value;
+    }
+    std::vector<LocationOp> scratchOps;
     // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
     std::vector<uint32_t> lastChild;
     auto keep = [&](Dwarf_Die* d, int tag, uint32_t parent) -> Expected<uint32_t> {
@@ -665,7 +747,7 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         die.tag = static_cast<uint16_t>(tag);
         die.parent = parent;
         lastChild.push_back(kNoIndex);
-        AttributeDecoder decoder{out, die, dwarf_, unitStart};
+        AttributeDecoder decoder{out, die, dwarf_, unitStart, locations, scratchOps};
         if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
             return Error::badInput(path_ + ": DIE " + hex(dwarf_dieoffset(d)) +
                                    sectionName(unit.bias) + ": " +

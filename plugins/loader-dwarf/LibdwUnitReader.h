@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,7 @@ private:
     bool openDirect();
     Expected<void> openThroughDwfl();
     Expected<void> enumerateUnits();
+    void findLocationSections();
     // Appends the units of `dwarf`, this file's DWARF or its alt file's.
     Expected<void> addUnits(Dwarf* dwarf);
     // Gives back the resident pages of .debug_info[begin, end) (direct mode only).
@@ -65,6 +67,9 @@ private:
     const char* info_ = nullptr;
     size_t infoSize_ = 0;
     std::vector<Unit> units_;
+    // Location list sections, decoded here rather than by libdw (see LocationDecoder.h).
+    std::span<const uint8_t> loclists_;
+    std::span<const uint8_t> loc_;
 };
 
 } // namespace btforge::dwarf

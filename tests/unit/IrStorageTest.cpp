@@ -59,8 +59,6 @@ TEST_CASE("ChunkedArena: single items are numbered densely and walked a chunk at
     }
     CHECK(inOrder);
     CHECK(seen == 10000);
-    arena.clear();
-    CHECK(arena.empty());
 }
 
 TEST_CASE("TypeGraph: lists longer than a chunk, and visit() agrees with get()") {

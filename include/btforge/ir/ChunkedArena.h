@@ -18,7 +18,8 @@ template <typename T> class ChunkedArena {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
 public:
-    static constexpr unsigned kChunkBits = 12;
+    // Small enough that the many small graphs (one per compile unit) stay small.
+    static constexpr unsigned kChunkBits = 10;
     static constexpr uint32_t kChunk = 1u << kChunkBits;
 
     // One past the last index handed out (skipped chunk tails included).
@@ -59,11 +60,6 @@ public:
     uint32_t push_back(const T& item) { return append({&item, 1}); }
 
     void reserve(size_t items) { chunks_.reserve(items / kChunk + 1); }
-    void clear() {
-        chunks_.clear();
-        blocks_.clear();
-        end_ = 0;
-    }
     size_t memoryUsage() const {
         return allocated_ * sizeof(T) + chunks_.capacity() * sizeof(T*) +
                blocks_.capacity() * sizeof(blocks_[0]);
@@ -73,15 +69,22 @@ private:
     // Moves end_ to the start of new chunks that hold `count` items.
     void startChunks(uint32_t count) {
         const size_t size = std::max(count, kChunk);
-        blocks_.push_back(std::make_unique_for_overwrite<T[]>(size));
+        // Left uninitialised: every item is written by append() before it is read.
+        blocks_.push_back(Block(std::allocator<T>().allocate(size), Free{size}));
         allocated_ += size;
         end_ = static_cast<uint32_t>(chunks_.size()) << kChunkBits;
         for (size_t at = 0; at < size; at += kChunk)
             chunks_.push_back(blocks_.back().get() + at);
     }
 
+    struct Free {
+        size_t size;
+        void operator()(T* block) const { std::allocator<T>().deallocate(block, size); }
+    };
+    using Block = std::unique_ptr<T[], Free>;
+
     std::vector<T*> chunks_; // by index >> kChunkBits, into blocks_
-    std::vector<std::unique_ptr<T[]>> blocks_;
+    std::vector<Block> blocks_;
     size_t allocated_ = 0;
     uint32_t end_ = 0;
 };

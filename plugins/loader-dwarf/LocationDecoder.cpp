@@ -1,0 +1,224 @@
+#include "LocationDecoder.h"
+
+#include <cstring>
+#include <dwarf.h>
+
+namespace btforge::dwarf {
+namespace {
+
+// Reads little-endian DWARF data with bounds checks; any overrun clears `ok` and yields 0.
+class Cursor {
+public:
+    explicit Cursor(std::span<const uint8_t> bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+
+    bool ok() const { return ok_; }
+    bool atEnd() const { return p_ >= end_; }
+    const uint8_t* position() const { return p_; }
+
+    uint64_t fixed(size_t size) {
+        if (size > 8 || static_cast<size_t>(end_ - p_) < size) {
+            ok_ = false;
+            p_ = end_;
+            return 0;
+        }
+        uint64_t value = 0;
+        for (size_t i = 0; i < size; ++i)
+            value |= uint64_t(p_[i]) << (8 * i);
+        p_ += size;
+        return value;
+    }
+    uint64_t uleb() {
+        uint64_t value = 0;
+        for (unsigned shift = 0; p_ < end_; shift += 7) {
+            uint8_t byte = *p_++;
+            if (shift < 64)
+                value |= uint64_t(byte & 0x7f) << shift;
+            if (!(byte & 0x80))
+                return value;
+        }
+        ok_ = false;
+        return 0;
+    }
+    int64_t sleb() {
+        uint64_t value = 0;
+        unsigned shift = 0;
+        for (; p_ < end_; shift += 7) {
+            uint8_t byte = *p_++;
+            if (shift < 64)
+                value |= uint64_t(byte & 0x7f) << shift;
+            if (!(byte & 0x80)) {
+                if (shift + 7 < 64 && (byte & 0x40))
+                    value |= ~uint64_t(0) << (shift + 7);
+                return static_cast<int64_t>(value);
+            }
+        }
+        ok_ = false;
+        return 0;
+    }
+    std::span<const uint8_t> block(uint64_t size) {
+        if (size > static_cast<uint64_t>(end_ - p_)) {
+            ok_ = false;
+            p_ = end_;
+            return {};
+        }
+        std::span<const uint8_t> result(p_, size);
+        p_ += size;
+        return result;
+    }
+
+private:
+    const uint8_t* p_;
+    const uint8_t* end_;
+    bool ok_ = true;
+};
+
+} // namespace
+
+Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
+                         std::vector<LocationOp>& ops) {
+    Cursor in(bytes);
+    while (!in.atEnd()) {
+        uint8_t atom = static_cast<uint8_t>(in.fixed(1));
+        LocationOp op{atom, 0, 0};
+        if ((atom >= DW_OP_lit0 && atom <= DW_OP_lit31) || (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)) {
+            // no operand
+        } else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+            op.number = static_cast<uint64_t>(in.sleb());
+        } else {
+            switch (atom) {
+            case DW_OP_addr:
+                op.number = in.fixed(addressSize);
+                break;
+            case DW_OP_const1u:
+            case DW_OP_const1s:
+                op.number = in.fixed(1);
+                break;
+            case DW_OP_const2u:
+            case DW_OP_const2s:
+                op.number = in.fixed(2);
+                break;
+            case DW_OP_const4u:
+            case DW_OP_const4s:
+            case DW_OP_GNU_parameter_ref:
+                op.number = in.fixed(4);
+                break;
+            case DW_OP_const8u:
+            case DW_OP_const8s:
+                op.number = in.fixed(8);
+                break;
+            case DW_OP_constu:
+            case DW_OP_plus_uconst:
+            case DW_OP_regx:
+            case DW_OP_piece:
+                op.number = in.uleb();
+                break;
+            case DW_OP_consts:
+            case DW_OP_fbreg:
+                op.number = static_cast<uint64_t>(in.sleb());
+                break;
+            case DW_OP_bregx:
+                op.number = in.uleb();
+                op.number2 = static_cast<uint64_t>(in.sleb());
+                break;
+            case DW_OP_bit_piece:
+                op.number = in.uleb();
+                op.number2 = in.uleb();
+                break;
+            case DW_OP_entry_value:
+            case DW_OP_GNU_entry_value:
+            case DW_OP_implicit_value: {
+                // As libdw gives it: the block's length and a pointer to its bytes.
+                op.number = in.uleb();
+                op.number2 = reinterpret_cast<uintptr_t>(in.block(op.number).data());
+                break;
+            }
+            case DW_OP_addrx:
+            case DW_OP_GNU_addr_index:
+            case DW_OP_constx:
+            case DW_OP_GNU_const_index:
+                return Decoded::NeedsAddressTable;
+            case DW_OP_stack_value:
+            case DW_OP_deref:
+            case DW_OP_dup:
+            case DW_OP_drop:
+            case DW_OP_plus:
+            case DW_OP_minus:
+            case DW_OP_and:
+            case DW_OP_or:
+            case DW_OP_xor:
+            case DW_OP_not:
+            case DW_OP_neg:
+            case DW_OP_call_frame_cfa:
+                break;
+            default:
+                ops.push_back(op); // known to be there, operands unknown: nothing after it
+                return Decoded::Ok;
+            }
+        }
+        if (!in.ok())
+            return Decoded::Malformed;
+        ops.push_back(op);
+    }
+    return Decoded::Ok;
+}
+
+bool forEachLocationEntry(std::span<const uint8_t> section, uint64_t offset, uint16_t version,
+                          uint8_t addressSize,
+                          const std::function<void(std::span<const uint8_t>)>& visit) {
+    if (offset >= section.size())
+        return false;
+    Cursor in(section.subspan(offset));
+    // A list has one entry per address range of a variable's life: a few dozen at most. The
+    // bound keeps a malformed list from running through the whole section.
+    for (int entries = 0; entries < 4096 && in.ok() && !in.atEnd(); ++entries) {
+        if (version < 5) {
+            uint64_t begin = in.fixed(addressSize);
+            uint64_t end = in.fixed(addressSize);
+            uint64_t all = addressSize == 4 ? 0xffffffffu : ~uint64_t(0);
+            if (begin == 0 && end == 0)
+                return in.ok();
+            if (begin == all) // base address selection
+                continue;
+            visit(in.block(in.fixed(2)));
+            continue;
+        }
+        switch (in.fixed(1)) {
+        case DW_LLE_end_of_list:
+            return in.ok();
+        case DW_LLE_base_addressx:
+            in.uleb();
+            continue;
+        case DW_LLE_startx_endx:
+        case DW_LLE_startx_length:
+        case DW_LLE_offset_pair:
+            in.uleb();
+            in.uleb();
+            break;
+        case DW_LLE_default_location:
+            break;
+        case DW_LLE_base_address:
+            in.fixed(addressSize);
+            continue;
+        case DW_LLE_start_end:
+            in.fixed(addressSize);
+            in.fixed(addressSize);
+            break;
+        case DW_LLE_start_length:
+            in.fixed(addressSize);
+            in.uleb();
+            break;
+        case DW_LLE_GNU_view_pair:
+            in.uleb();
+            in.uleb();
+            continue;
+        default:
+            return false;
+        }
+        auto expression = in.block(in.uleb());
+        if (in.ok())
+            visit(expression);
+    }
+    return in.ok();
+}
+
+} // namespace btforge::dwarf
