@@ -21,10 +21,10 @@ using ir::TypeId;
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
 public:
-    UnitPipeline(UnitReader& reader, std::shared_ptr<const ir::TypeGraph> base,
-                 plugin::Session& session, const DwarfConversionOptions& options,
-                 DwarfConversionReport& report)
-        : reader_(reader), session_(session), options_(options), report_(report),
+    UnitPipeline(UnitReader& reader, const elf::ElfSymbolTable& elf,
+                 std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
+                 const DwarfConversionOptions& options, DwarfConversionReport& report)
+        : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
           merger_(base), appended_(base),
           appendedObservations_(options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {}
@@ -78,6 +78,11 @@ private:
         } else {
             MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index));
             reader_.releaseUnit(index);
+            // Most definitions are of static inline functions with no symbol: nothing can
+            // attach to them, and keeping them until the end would only cost memory.
+            mapped.observations.retainFunctions([&](const FunctionObservation& f) {
+                return !elf_.functionsNamed(f.name).empty();
+            });
             mergeUnit(index, mapped);
         }
         session_.progress.advance(1);
@@ -170,6 +175,7 @@ private:
     }
 
     UnitReader& reader_;
+    const elf::ElfSymbolTable& elf_;
     plugin::Session& session_;
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
@@ -304,7 +310,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
                                      plugin::Session& session,
                                      const DwarfConversionOptions& options,
                                      DwarfConversionReport& report) {
-    UnitPipeline pipeline(reader, std::move(base), session, options, report);
+    UnitPipeline pipeline(reader, elf, std::move(base), session, options, report);
     if (auto ran = pipeline.run(); !ran)
         return std::move(ran).error();
 

@@ -8,6 +8,7 @@
 #include "btforge/support/TextArena.h"
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -84,6 +85,8 @@ struct UnitObservations {
     // Rewrites every type id with map[id - firstId] (void stays void).
     void remapTypes(std::span<const ir::TypeId> map, ir::TypeId firstId);
     void append(UnitObservations&& other);
+    // Drops the functions `keep` says no to, with their parameters and tags.
+    void retainFunctions(const std::function<bool(const FunctionObservation&)>& keep);
 };
 
 } // namespace btforge::dwarf
