@@ -3,6 +3,7 @@
 #pragma once
 
 #include "btforge/ir/TypeGraph.h"
+#include "btforge/support/Hex.h"
 
 #include <charconv>
 #include <cstddef>
@@ -47,12 +48,6 @@ template <typename T> void append(std::vector<std::byte>& out, T value, bool swa
     size_t at = out.size();
     out.resize(at + sizeof value);
     std::memcpy(out.data() + at, &value, sizeof value);
-}
-
-inline std::string hex(uint64_t value) {
-    char digits[16];
-    char* end = std::to_chars(std::begin(digits), std::end(digits), value, 16).ptr;
-    return "0x" + std::string(digits, end);
 }
 
 // A name as messages show it: quoted, cut when long, anything but printable ASCII escaped, so a

@@ -18,7 +18,6 @@
 namespace btforge::btf {
 namespace {
 
-using detail::hex;
 using detail::quoted;
 using ir::Kind;
 using ir::StrId;

@@ -1,5 +1,7 @@
 #include "btforge/dwarf/FunctionMerger.h"
 
+#include "btforge/support/Hex.h"
+
 #include <algorithm>
 #include <numeric>
 #include <sstream>
@@ -15,12 +17,6 @@ ir::TypeId unqualified(const ir::TypeGraph& graph, ir::TypeId id) {
            graph.kind(id) == ir::Kind::Restrict)
         id = graph.target(id);
     return id;
-}
-
-std::string hex(uint64_t value) {
-    std::ostringstream out;
-    out << "0x" << std::hex << value;
-    return out.str();
 }
 
 // How two definitions' prototypes differ, or empty when they agree.
@@ -72,16 +68,19 @@ struct SymbolPlaces {
             v->erase(std::unique(v->begin(), v->end()), v->end());
         }
     }
-    static bool contains(const std::vector<SectionOffset>& v, const std::optional<SectionOffset>& p) {
+    static bool contains(const std::vector<SectionOffset>& v,
+                         const std::optional<SectionOffset>& p) {
         return p && std::binary_search(v.begin(), v.end(), *p);
     }
 };
 
 } // namespace
 
-std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph, const UnitObservations& obs,
+std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
+                                              const UnitObservations& obs,
                                               const elf::ElfSymbolTable& elf,
-                                              const UnitReader& reader, const FeatureSet& features) {
+                                              const UnitReader& reader,
+                                              const FeatureSet& features) {
     const auto& functions = obs.functions;
     std::vector<uint32_t> order(functions.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -156,8 +155,7 @@ std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph, const 
         else if (!consistent && features.has(Feature::ConsistentFunc)) {
             d.skipReason = "inconsistent prototype";
             d.detail = std::move(difference);
-        }
-        else if (facts & kFunctionUnexpectedRegister)
+        } else if (facts & kFunctionUnexpectedRegister)
             d.skipReason = "unexpected register usage for parameter";
         else
             d.chosen = &chosen;

@@ -1,6 +1,7 @@
 #include "btforge/dwarf/SkipReport.h"
 
 #include "btforge/support/AtomicFile.h"
+#include "btforge/support/Hex.h"
 
 #include <map>
 #include <sstream>
@@ -8,19 +9,14 @@
 namespace btforge::dwarf {
 namespace {
 
-std::string hex(uint64_t value) {
-    std::ostringstream out;
-    out << "0x" << std::hex << value;
-    return out.str();
-}
-
 void writeJsonString(std::ostream& out, std::string_view s) {
     out << '"';
     for (char c : s) {
         if (c == '"' || c == '\\')
             out << '\\' << c;
         else if (static_cast<unsigned char>(c) < 0x20)
-            out << "\\u00" << "0123456789abcdef"[(c >> 4) & 0xf] << "0123456789abcdef"[c & 0xf];
+            out << "\\u00"
+                << "0123456789abcdef"[(c >> 4) & 0xf] << "0123456789abcdef"[c & 0xf];
         else
             out << c;
     }

@@ -15,7 +15,9 @@ using ir::TypeId;
 // alias (the DIE stands for another type, like DW_TAG_atomic_type), or nothing (void).
 enum class Shape : uint8_t { None, Type, Alias, Void };
 
-bool isTypeTag(uint16_t tag) {
+} // namespace
+
+bool isTypeDie(uint16_t tag) {
     switch (tag) {
     case DW_TAG_base_type:
     case DW_TAG_unspecified_type:
@@ -40,6 +42,8 @@ bool isTypeTag(uint16_t tag) {
         return false;
     }
 }
+
+namespace {
 
 // The kernel takes names of types, members, enumerators and parameters only as C identifiers,
 // shorter than its KSYM_NAME_LEN (128 before Linux 6.1).
@@ -95,7 +99,7 @@ private:
     void reserveTypes() {
         for (uint32_t i = 0; i < unit_.dies.size(); ++i) {
             const Die& die = unit_.dies[i];
-            if (!isTypeTag(die.tag))
+            if (!isTypeDie(die.tag))
                 continue;
             if (die.has(kSignature)) {
                 shape_[i] = Shape::Alias; // the type itself is in a type unit

@@ -2,24 +2,22 @@
 
 #include "LocationDecoder.h"
 
+#include "btforge/dwarf/UnitMapper.h"
+#include "btforge/support/Hex.h"
+
+#include <gelf.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <dwarf.h>
-#include <gelf.h>
-#include <sys/mman.h>
 #include <fcntl.h>
 #include <sstream>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace btforge::dwarf {
 namespace {
-
-std::string hex(uint64_t value) {
-    std::ostringstream out;
-    out << "0x" << std::hex << value;
-    return out.str();
-}
 
 // libdw's and libdwfl's last error messages are null when they recorded none.
 std::string orUnknown(const char* message) {
@@ -47,26 +45,9 @@ enum class Visit : uint8_t {
     Skip,    // nothing below it can be a type the output needs
 };
 
+// Types, and the DIEs that make up a type's description.
 bool isTypeOrPart(int tag) {
     switch (tag) {
-    case DW_TAG_base_type:
-    case DW_TAG_unspecified_type:
-    case DW_TAG_pointer_type:
-    case DW_TAG_reference_type:
-    case DW_TAG_rvalue_reference_type:
-    case DW_TAG_const_type:
-    case DW_TAG_volatile_type:
-    case DW_TAG_restrict_type:
-    case DW_TAG_atomic_type:
-    case DW_TAG_immutable_type:
-    case DW_TAG_typedef:
-    case DW_TAG_structure_type:
-    case DW_TAG_class_type:
-    case DW_TAG_union_type:
-    case DW_TAG_enumeration_type:
-    case DW_TAG_array_type:
-    case DW_TAG_subroutine_type:
-    case DW_TAG_ptr_to_member_type:
     case DW_TAG_member:
     case DW_TAG_inheritance:
     case DW_TAG_enumerator:
@@ -74,7 +55,7 @@ bool isTypeOrPart(int tag) {
     case kTagLlvmAnnotation:
         return true;
     default:
-        return false;
+        return isTypeDie(static_cast<uint16_t>(tag));
     }
 }
 
@@ -91,9 +72,8 @@ Visit classify(int tag, int parentTag) {
         return atUnitScope ? Visit::Keep : Visit::Skip;
     case DW_TAG_formal_parameter:
     case DW_TAG_unspecified_parameters:
-        return parentTag == DW_TAG_subprogram || parentTag == DW_TAG_subroutine_type
-                   ? Visit::Keep
-                   : Visit::Skip;
+        return parentTag == DW_TAG_subprogram || parentTag == DW_TAG_subroutine_type ? Visit::Keep
+                                                                                     : Visit::Skip;
     case DW_TAG_lexical_block:
         return Visit::Descend;
     default:
@@ -517,7 +497,8 @@ bool LibdwUnitReader::openDirect() {
         if (!gelf_getshdr(scn, &shdr))
             return false;
         if (shdr.sh_flags & SHF_ALLOC)
-            sections_.push_back({shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn))});
+            sections_.push_back(
+                {shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn))});
         const char* name = elf_strptr(elf_, shstrndx, shdr.sh_name);
         if (!name || std::string_view(name) != ".debug_info" || (shdr.sh_flags & SHF_COMPRESSED))
             continue;
@@ -529,8 +510,9 @@ bool LibdwUnitReader::openDirect() {
             infoSize_ = data->d_size;
         }
     }
-    std::sort(sections_.begin(), sections_.end(),
-              [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
+    std::sort(
+        sections_.begin(), sections_.end(),
+        [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
     return dwarf_ != nullptr;
 }
@@ -547,9 +529,8 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     if (fd_ < 0)
         return Error::io(path_ + ": cannot open: " + std::strerror(errno));
     static char* debuginfoPath = nullptr;
-    static const Dwfl_Callbacks callbacks = {
-        dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address,
-        &debuginfoPath};
+    static const Dwfl_Callbacks callbacks = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
+                                             dwfl_offline_section_address, &debuginfoPath};
     dwfl_ = dwfl_begin(&callbacks);
     if (!dwfl_)
         return Error::io(path_ + ": libdwfl: " + orUnknown(dwfl_errmsg(-1)));
@@ -576,7 +557,8 @@ void LibdwUnitReader::findLocationSections() {
         return;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
-        const char* name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        const char* name =
+            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
         if (!name)
             continue;
         std::string_view section(name);
@@ -695,8 +677,9 @@ void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
     if (!dwfl_) {
-        auto it = std::upper_bound(sections_.begin(), sections_.end(), dwarfAddress,
-                                   [](uint64_t a, const AllocatedSection& s) { return a < s.address; });
+        auto it =
+            std::upper_bound(sections_.begin(), sections_.end(), dwarfAddress,
+                             [](uint64_t a, const AllocatedSection& s) { return a < s.address; });
         // Sections may overlap (.tbss); the last one starting at or below the address that
         // contains it wins.
         while (it != sections_.begin()) {
@@ -750,8 +733,7 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         AttributeDecoder decoder{out, die, dwarf_, unitStart, locations, scratchOps};
         if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
             return Error::badInput(path_ + ": DIE " + hex(dwarf_dieoffset(d)) +
-                                   sectionName(unit.bias) + ": " +
-                                   orUnknown(dwarf_errmsg(-1)));
+                                   sectionName(unit.bias) + ": " + orUnknown(dwarf_errmsg(-1)));
         if (decoder.hasRanges && !die.has(kHasLowPc) && tag == DW_TAG_subprogram) {
             Dwarf_Addr base, start, end;
             if (dwarf_ranges(d, 0, &base, &start, &end) > 0) {
@@ -786,11 +768,11 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
     }
 
     struct Frame {
-        Dwarf_Die die;       // the DIE whose children are being walked
-        Dwarf_Die child;     // the current child
+        Dwarf_Die die;   // the DIE whose children are being walked
+        Dwarf_Die child; // the current child
         bool started;
         int tag;
-        uint32_t keptOwner;  // nearest kept ancestor (or itself)
+        uint32_t keptOwner; // nearest kept ancestor (or itself)
     };
     std::vector<Frame> stack;
     stack.push_back({root, {}, false, rootTag, 0});

@@ -37,6 +37,9 @@ struct MappedUnit {
     uint32_t referencesAsPointers = 0; // C++ references, encoded as PTR
 };
 
+// True for the tags of DIEs that are types (base, pointer, struct, typedef, array, ...).
+bool isTypeDie(uint16_t tag);
+
 // `unitOrder` is the unit's position in the input; it orders everything made from it.
 MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder);
 
