@@ -552,24 +552,15 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
 void LibdwUnitReader::findLocationSections() {
     // After libdw opened the file: its sections are decompressed and relocated by then.
     Elf* elf = dwarf_getelf(dwarf_);
-    size_t shstrndx = 0;
-    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return;
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        const char* name =
-            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
-        if (!name)
-            continue;
-        std::string_view section(name);
-        if (section != ".debug_loclists" && section != ".debug_loc")
-            continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
+    auto bytes = [&](std::string_view name) -> std::span<const uint8_t> {
+        Elf_Scn* scn = findSection(elf, name);
+        Elf_Data* data = scn ? elf_getdata(scn, nullptr) : nullptr;
         if (!data || !data->d_buf)
-            continue;
-        std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data->d_buf), data->d_size);
-        (section == ".debug_loc" ? loc_ : loclists_) = bytes;
-    }
+            return {};
+        return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
+    };
+    loclists_ = bytes(".debug_loclists");
+    loc_ = bytes(".debug_loc");
 }
 
 Expected<void> LibdwUnitReader::enumerateUnits() {
