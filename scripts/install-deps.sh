@@ -11,6 +11,8 @@ packages=(
     doctest-dev                                # unit tests
     bpftool                                    # oracle: bpftool btf dump
     dwz                                        # DWARF inputs: dwz partial units
+    xz-utils                                   # pahole's reference BTF (shared/data) is .xz
+    dwarves                                    # bench/run.sh: Debian's pahole to compare with
     clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
 )
 

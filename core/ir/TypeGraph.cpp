@@ -182,24 +182,6 @@ void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
     }
 }
 
-std::vector<TypeId> TypeGraph::compact(const std::function<bool(TypeId)>& keep) {
-    std::vector<TypeId> newId(records_.size(), kVoidType);
-    ChunkedArena<Record> kept;
-    ChunkedArena<CuId> keptOrigins;
-    for (uint32_t i = 0; i < records_.size(); ++i) {
-        if (!keep(firstId_ + i))
-            continue;
-        newId[i] = firstId_ + kept.push_back(records_[i]);
-        if (!origins_.empty())
-            keptOrigins.push_back(origins_[i]);
-    }
-    records_ = std::move(kept);
-    origins_ = std::move(keptOrigins);
-    TypeId first = firstId_;
-    remapTypeIds([&](TypeId id) { return id >= first ? newId[id - first] : id; });
-    return newId;
-}
-
 void TypeGraph::reserve(size_t types) {
     records_.reserve(types);
 }

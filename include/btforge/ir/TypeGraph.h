@@ -43,7 +43,6 @@ public:
     bool contains(TypeId id) const { return id < endId(); } // void and the base included
     bool isOwn(TypeId id) const { return id >= firstId_ && id < endId(); }
     const TypeGraph* base() const { return base_.get(); }
-    std::shared_ptr<const TypeGraph> sharedBase() const { return base_; }
 
     // --- reading ---
     Kind kind(TypeId id) const;
@@ -70,9 +69,6 @@ public:
     void replace(TypeId id, const TypeView& view);
     // Rewrites every type id stored in own types (targets, members, params, entries).
     void remapTypeIds(const std::function<TypeId(TypeId)>& map);
-    // Keeps own types for which keep(id) is true, in order, renumbering the survivors and every
-    // reference to them with `newId` (from the returned table: old own index -> new id or 0).
-    std::vector<TypeId> compact(const std::function<bool(TypeId)>& keep);
     void reserve(size_t types);
 
     // --- facts beyond BTF ---
