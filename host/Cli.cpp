@@ -45,8 +45,24 @@ po::options_description convertOptions() {
         "skip DWARF units of these languages (comma-separated; '' for none)")(
         "report-skipped", po::value<std::string>(),
         "write every function left out, with the reason, to FILE as JSON")(
-        "no-dedup", "keep every unit's types as read (to compare deduplicators)");
+        "no-dedup", "keep every unit's types as read (to compare deduplicators)")(
+        "func-addr", po::value<std::string>(),
+        "functions at several addresses: keep (one FUNC per address, implied by -t "
+        "btf-func-addr), merge (to standard BTF), decl-tag (the RFC's address=0x... tags)")(
+        "func-addr-base", po::value<std::string>()->default_value("_text"),
+        "FUNC addresses are relative to this symbol when the input has it ('' = absolute)");
     return d;
+}
+
+Expected<plugin::FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
+    using plugin::FuncAddrMode;
+    for (auto [name, value] : {std::pair{"keep", FuncAddrMode::Keep},
+                               std::pair{"merge", FuncAddrMode::Merge},
+                               std::pair{"decl-tag", FuncAddrMode::DeclTag}}) {
+        if (mode == name)
+            return value;
+    }
+    return Error::usage("--func-addr: unknown mode '" + mode + "' (keep, merge, decl-tag)");
 }
 
 po::options_description dumpOptions() {
@@ -135,6 +151,20 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     if (auto report = optional<std::string>(vm, "report-skipped"))
         command.options.reportSkippedPath = *report;
     command.options.dedup = vm.count("no-dedup") == 0;
+    if (auto mode = optional<std::string>(vm, "func-addr")) {
+        auto parsed = parseFuncAddrMode(*mode);
+        if (!parsed)
+            return std::move(parsed).error();
+        command.options.funcAddr = *parsed;
+    }
+    // The extension's emitter needs FUNCs with addresses from the loader.
+    if (request.emitter == "btf-func-addr") {
+        if (command.options.funcAddr == plugin::FuncAddrMode::Standard)
+            command.options.funcAddr = plugin::FuncAddrMode::Keep;
+        else if (command.options.funcAddr != plugin::FuncAddrMode::Keep)
+            return Error::usage("-t btf-func-addr writes FUNC addresses: --func-addr must be keep");
+    }
+    command.options.funcAddrBase = vm["func-addr-base"].as<std::string>();
     return command;
 }
 

@@ -1,5 +1,6 @@
 #include "Conversion.h"
 
+#include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/support/AtomicFile.h"
 
 #include <array>
@@ -97,6 +98,12 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
     auto graph = loadGraph(registry, request.source, session);
     if (!graph)
         return std::move(graph).error();
+    // The extension's conversions, explicit so that a standard output never silently loses the
+    // FUNCs a name has at several addresses.
+    if (session.options.funcAddr == plugin::FuncAddrMode::Merge)
+        *graph = btf::funcAddrToStandard(std::move(*graph));
+    else if (session.options.funcAddr == plugin::FuncAddrMode::DeclTag)
+        *graph = btf::funcAddrToDeclTags(std::move(*graph));
 
     auto emitter = (*emitterPlugin)->descriptor->makeEmitter();
     plugin::EmitRequest emit{request.output};

@@ -47,8 +47,10 @@ constexpr uint32_t kMaxLinkage = 2; // static, global, extern (FUNC and VAR alik
 constexpr size_t kMaxLoopShown = 8;
 
 // Bytes a record holds after its 12-byte common part.
-uint64_t trailingSize(Kind kind, uint32_t vlen) {
+uint64_t trailingSize(Kind kind, uint32_t vlen, bool funcAddress) {
     switch (kind) {
+    case Kind::Func:
+        return funcAddress ? kFuncAddrDataSize : 0;
     case Kind::Int:
         return kIntDataSize;
     case Kind::Array:
@@ -338,7 +340,9 @@ Expected<void> Reader::findRecords() {
                                            " sets bits 16-23 (a vlen over 65535 is not classic "
                                            "BTF)");
         const uint32_t vlen = infoVlen(info);
-        const uint64_t recordSize = kTypeRecordSize + trailingSize(static_cast<Kind>(kind), vlen);
+        const bool funcAddress = options_.funcAddresses && infoKindFlag(info);
+        const uint64_t recordSize =
+            kTypeRecordSize + trailingSize(static_cast<Kind>(kind), vlen, funcAddress);
         if (recordSize > left)
             return error(at, label + ": record of " + std::to_string(recordSize) + " bytes (vlen " +
                                  std::to_string(vlen) +
@@ -401,15 +405,19 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
         return decodeEnumeration<Kind::Enum64>(vlen, flag);
     case Kind::Fwd:
         return ir::FwdType{name, flag};
-    case Kind::Func:
-        if (flag)
+    case Kind::Func: {
+        if (flag && !options_.funcAddresses)
             note(at + kInfoAt, "FUNC with kind_flag set (address-carrying FUNC extension) is not "
                                "standard BTF");
         if (vlen > kMaxLinkage)
             note(at + kInfoAt, "linkage " + std::to_string(vlen) +
                                    " is none of static (0), global (1), extern (2)");
+        std::optional<uint64_t> address;
+        if (flag && options_.funcAddresses)
+            address = detail::load<uint64_t>(bytes_, data, swap_);
         return ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
-                            static_cast<ir::FuncLinkage>(vlen)};
+                            static_cast<ir::FuncLinkage>(vlen), address};
+    }
     case Kind::FuncProto: {
         auto params = decodeList(params_, vlen, kParamSize, [&](uint64_t p, uint32_t i) {
             return ir::Param{nameRef(p, {"name", "param", i}),

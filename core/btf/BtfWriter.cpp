@@ -25,8 +25,9 @@ constexpr uint32_t kMaxBitfieldSize = 0xff;
 
 class Encoder {
 public:
-    Encoder(const ir::TypeGraph& graph, ir::ByteOrder order)
-        : graph_(graph), swap_(detail::needsSwap(order)) {
+    Encoder(const ir::TypeGraph& graph, const WriteOptions& options)
+        : graph_(graph), swap_(detail::needsSwap(options.byteOrder.value_or(graph.byteOrder()))),
+          funcAddresses_(options.funcAddresses) {
         if (const ir::TypeGraph* base = graph.base()) {
             stringsStart_ = base->strings().endId(); // split offsets continue the base's section
         } else {
@@ -61,6 +62,7 @@ private:
 
     const ir::TypeGraph& graph_;
     const bool swap_;
+    const bool funcAddresses_;
     std::vector<std::byte> types_;
     std::vector<char> strings_;
     uint64_t stringsStart_ = 0; // the offset strings_[0] gets
@@ -163,10 +165,14 @@ Expected<void> Encoder::encode(TypeId, const ir::FwdType& type) {
 }
 
 Expected<void> Encoder::encode(TypeId id, const ir::FuncType& type) {
+    if (type.address && !funcAddresses_)
+        return error(id, "carries an address (the address-carrying FUNC extension): standard "
+                         "BTF cannot hold it; write it with -t btf-func-addr, or convert it with "
+                         "--func-addr=merge or --func-addr=decl-tag");
+    putRecord(type.name, Kind::Func, static_cast<uint32_t>(type.linkage), type.address.has_value(),
+              type.proto);
     if (type.address)
-        return error(id, "carries an address: standard BTF cannot hold it; use the "
-                         "btf-func-addr emitter");
-    putRecord(type.name, Kind::Func, static_cast<uint32_t>(type.linkage), false, type.proto);
+        detail::append(types_, *type.address, swap_);
     return {};
 }
 
@@ -256,7 +262,7 @@ Error Encoder::error(TypeId id, std::string_view what) const {
 } // namespace
 
 Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph, const WriteOptions& options) {
-    return Encoder(graph, options.byteOrder.value_or(graph.byteOrder())).encode();
+    return Encoder(graph, options).encode();
 }
 
 } // namespace btforge::btf

@@ -1,7 +1,9 @@
 #include "btforge/dwarf/DwarfConversion.h"
 
+#include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
+#include "btforge/ir/FunctionAppender.h"
 
 #include "../dedup/TypeLabel.h"
 
@@ -193,46 +195,80 @@ private:
 // the graph (function pointers of the same signature, or another function's).
 class FunctionEmitter {
 public:
-    explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph) {
-        for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
-            if (graph.kind(id) == ir::Kind::FuncProto)
-                protos_.emplace(key(graph.getAs<ir::FuncProtoType>(id)), id);
-        }
-    }
+    explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph), appender_(graph) {}
 
-    void emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
-              bool withTags) {
+    TypeId emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
+                bool withTags, std::optional<uint64_t> address) {
         params_.clear();
         for (const ParamObservation& p : obs.paramsOf(f))
             params_.push_back({graph_.intern(p.name), p.type});
         if (f.facts & kFunctionVarargs)
             params_.push_back({ir::kNoName, ir::kVoidType});
-        ir::FuncProtoType proto{ir::kNoName, f.returnType, params_};
-        auto [it, added] = protos_.emplace(key(proto), 0);
-        if (added)
-            it->second = graph_.add(proto);
         // Static linkage for all, as pahole writes kernel BTF: what matters to a tracer is the
         // name and the prototype, and tools compare against pahole's output.
-        TypeId func = graph_.add(ir::FuncType{graph_.intern(name), it->second,
-                                              ir::FuncLinkage::Static});
+        TypeId func = appender_.addFunction(name, appender_.proto(f.returnType, params_),
+                                            ir::FuncLinkage::Static, address);
         if (withTags) {
             for (const TagObservation& t : obs.tagsOf(f))
                 graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
         }
+        return func;
     }
 
 private:
-    std::string key(const ir::FuncProtoType& p) const {
-        std::string k = std::to_string(p.returnType);
-        for (const ir::Param& param : p.params)
-            k += ',' + std::to_string(param.type) + ':' + std::string(graph_.str(param.name));
-        return k;
-    }
-
     ir::TypeGraph& graph_;
-    std::unordered_map<std::string, TypeId> protos_;
+    ir::FunctionAppender appender_;
     std::vector<ir::Param> params_;
 };
+
+// Decides and emits the functions: per name for standard BTF; per address for the extension,
+// with its markers (btf/FuncAddrExtension.h) and addresses relative to the base symbol.
+void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const UnitObservations& all,
+                   const UnitObservations& written, const elf::ElfSymbolTable& elf,
+                   const UnitReader& reader, const DwarfConversionOptions& options,
+                   DwarfConversionReport& report) {
+    const FeatureSet& features = options.features;
+    const bool perAddress = options.functions == FunctionGranularity::PerAddress;
+    std::optional<uint64_t> base;
+    if (perAddress && !options.addressBase.empty())
+        base = elf.addressOf(options.addressBase);
+    auto decisions = decideFunctions(graph, all, elf, reader, features, options.functions);
+    FunctionEmitter functions(output);
+    bool baseMarked = false;
+    for (size_t begin = 0; begin < decisions.size();) {
+        size_t end = begin;
+        while (end < decisions.size() && decisions[end].name == decisions[begin].name)
+            ++end;
+        TypeId first = ir::kVoidType;
+        size_t skipped = 0;
+        for (const FunctionDecision& d : std::span(decisions).subspan(begin, end - begin)) {
+            if (!d.chosen) {
+                report.skippedFunctions.push_back({std::string(d.name), std::string(d.skipReason),
+                                                   d.detail, perAddress ? d.address : std::nullopt});
+                ++skipped;
+                continue;
+            }
+            std::optional<uint64_t> address;
+            if (perAddress)
+                address = *d.address - base.value_or(0); // modulo 2^64 below the base
+            const FunctionObservation& f = written.functions[d.chosen - all.functions.data()];
+            TypeId func = functions.emit(d.name, f, written, features.has(Feature::DeclTag), address);
+            if (perAddress && !baseMarked) {
+                auto marker = btf::funcAddrBaseMarker(
+                    base ? std::optional<std::string_view>(options.addressBase) : std::nullopt);
+                output.add(ir::DeclTagType{output.intern(marker), func, -1});
+                baseMarked = true;
+            }
+            first = first == ir::kVoidType ? func : first;
+            ++report.functions;
+        }
+        if (perAddress && first != ir::kVoidType && skipped > 0) {
+            std::string marker = std::string(btf::kFuncAddrSkippedPrefix) + std::to_string(skipped);
+            output.add(ir::DeclTagType{output.intern(marker), first, -1});
+        }
+        begin = end;
+    }
+}
 
 // Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with
 // global_var, every variable with a static address, one DATASEC per data section.
@@ -329,19 +365,8 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     ir::TypeGraph& output = options.dedup ? graph : pipeline.appended();
     const UnitObservations& written = options.dedup ? all : appendedIds;
 
-    const FeatureSet& features = options.features;
-    FunctionEmitter functions(output);
-    for (const FunctionDecision& d : decideFunctions(graph, all, elf, reader, features)) {
-        if (d.chosen) {
-            const FunctionObservation& f = written.functions[d.chosen - all.functions.data()];
-            functions.emit(d.name, f, written, features.has(Feature::DeclTag));
-            ++report.functions;
-        } else {
-            report.skippedFunctions.push_back(
-                {std::string(d.name), std::string(d.skipReason), d.detail});
-        }
-    }
-    emitVariables(output, written, elf, reader, features, report);
+    emitFunctions(output, graph, all, written, elf, reader, options, report);
+    emitVariables(output, written, elf, reader, options.features, report);
     return std::move(output);
 }
 

@@ -48,10 +48,10 @@ bool isSignatureChangingClone(const elf::ElfFunction& symbol) {
            suffix.find(".constprop") != std::string_view::npos;
 }
 
-// Where the symbols of one name are, in section terms, and which of them are clones whose
-// signature the compiler may have changed.
+// Where the symbols of one name are, in section terms (with the first symbol's value for each
+// place), and which of them are clones whose signature the compiler may have changed.
 struct SymbolPlaces {
-    std::vector<SectionOffset> all;
+    std::vector<std::pair<SectionOffset, uint64_t>> all; // sorted, one per place
     std::vector<SectionOffset> clones;
 
     void collect(std::span<const elf::ElfFunction> symbols, const elf::ElfSymbolTable& elf) {
@@ -59,19 +59,93 @@ struct SymbolPlaces {
         clones.clear();
         for (const elf::ElfFunction& s : symbols) {
             SectionOffset place{s.section, elf.offsetInSection(s.address, s.section)};
-            all.push_back(place);
+            all.emplace_back(place, s.address);
             if (isSignatureChangingClone(s))
                 clones.push_back(place);
         }
-        for (auto* v : {&all, &clones}) {
-            std::sort(v->begin(), v->end());
-            v->erase(std::unique(v->begin(), v->end()), v->end());
+        std::sort(all.begin(), all.end());
+        all.erase(std::unique(all.begin(), all.end(),
+                              [](const auto& a, const auto& b) { return a.first == b.first; }),
+                  all.end());
+        std::sort(clones.begin(), clones.end());
+        clones.erase(std::unique(clones.begin(), clones.end()), clones.end());
+    }
+    bool has(const std::optional<SectionOffset>& p) const {
+        return p && std::binary_search(
+                        all.begin(), all.end(), std::pair(*p, uint64_t{0}),
+                        [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+    bool isClone(const std::optional<SectionOffset>& p) const {
+        return p && std::binary_search(clones.begin(), clones.end(), *p);
+    }
+};
+
+// One decision over the instances a FUNC would describe: `members` are positions in `group`.
+class InstanceDecider {
+public:
+    InstanceDecider(const ir::TypeGraph& graph, const UnitObservations& obs,
+                    const SymbolPlaces& places, const FeatureSet& features)
+        : graph_(graph), obs_(obs), places_(places), features_(features) {}
+
+    FunctionDecision decide(std::span<const uint32_t> group,
+                            std::span<const std::optional<SectionOffset>> where,
+                            std::span<const size_t> members, bool ambiguous) const {
+        const auto& functions = obs_.functions;
+        auto signatureChanged = [&](size_t k) {
+            const FunctionObservation& f = functions[group[k]];
+            return (f.facts & kFunctionOptimizedParams) &&
+                   ((f.facts & kFunctionNoCall) || places_.isClone(where[k]));
+        };
+        // The prototype comes from an instance whose code is at one of the symbols, preferring
+        // one the compiler did not re-signature; abstract instances only when nothing better.
+        size_t canonical = members.size();
+        for (size_t m = 0; m < members.size() && canonical == members.size(); ++m) {
+            if (places_.has(where[members[m]]) && !signatureChanged(members[m]))
+                canonical = m;
         }
+        for (size_t m = 0; m < members.size() && canonical == members.size(); ++m) {
+            if (places_.has(where[members[m]]))
+                canonical = m;
+        }
+        if (canonical == members.size())
+            canonical = 0;
+        const size_t chosenAt = members[canonical];
+        const FunctionObservation& chosen = functions[group[chosenAt]];
+
+        uint16_t facts = 0;
+        std::string difference;
+        for (size_t k : members) {
+            facts |= functions[group[k]].facts;
+            if (difference.empty())
+                difference = prototypeDifference(graph_, obs_, chosen, functions[group[k]]);
+        }
+
+        FunctionDecision d;
+        d.name = chosen.name;
+        d.instances = members.size();
+        d.addresses = places_.all.size();
+        // pahole's precedence, so skip lists compare: the most fundamental reason wins.
+        if (ambiguous)
+            d.skipReason = "ambiguous address";
+        else if (signatureChanged(chosenAt) && !features_.has(Feature::TrueSignature))
+            d.skipReason = "optimized parameters";
+        else if (facts & kFunctionReorderedParams)
+            d.skipReason = "reordered parameters";
+        else if (!difference.empty() && features_.has(Feature::ConsistentFunc)) {
+            d.skipReason = "inconsistent prototype";
+            d.detail = std::move(difference);
+        } else if (facts & kFunctionUnexpectedRegister)
+            d.skipReason = "unexpected register usage for parameter";
+        else
+            d.chosen = &chosen;
+        return d;
     }
-    static bool contains(const std::vector<SectionOffset>& v,
-                         const std::optional<SectionOffset>& p) {
-        return p && std::binary_search(v.begin(), v.end(), *p);
-    }
+
+private:
+    const ir::TypeGraph& graph_;
+    const UnitObservations& obs_;
+    const SymbolPlaces& places_;
+    const FeatureSet& features_;
 };
 
 } // namespace
@@ -79,8 +153,8 @@ struct SymbolPlaces {
 std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
                                               const UnitObservations& obs,
                                               const elf::ElfSymbolTable& elf,
-                                              const UnitReader& reader,
-                                              const FeatureSet& features) {
+                                              const UnitReader& reader, const FeatureSet& features,
+                                              FunctionGranularity granularity) {
     const auto& functions = obs.functions;
     std::vector<uint32_t> order(functions.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -92,7 +166,10 @@ std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
 
     std::vector<FunctionDecision> decisions;
     SymbolPlaces places;
+    InstanceDecider decider(graph, obs, places, features);
     std::vector<std::optional<SectionOffset>> where;
+    std::vector<size_t> members;
+    std::vector<uint32_t> units;
     for (size_t begin = 0; begin < order.size();) {
         std::string_view name = functions[order[begin]].name;
         size_t end = begin;
@@ -112,54 +189,41 @@ std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
             const FunctionObservation& f = functions[i];
             where.push_back(f.hasLowPc ? reader.locate(f.lowPc) : std::nullopt);
         }
-        // The prototype comes from an instance whose code is at one of the symbols, preferring
-        // one the compiler did not re-signature; abstract instances only when nothing better.
-        auto signatureChanged = [&](size_t k) {
-            const FunctionObservation& f = functions[group[k]];
-            return (f.facts & kFunctionOptimizedParams) &&
-                   ((f.facts & kFunctionNoCall) || SymbolPlaces::contains(places.clones, where[k]));
-        };
-        size_t canonical = group.size();
-        for (size_t k = 0; k < group.size() && canonical == group.size(); ++k) {
-            if (SymbolPlaces::contains(places.all, where[k]) && !signatureChanged(k))
-                canonical = k;
+        if (granularity == FunctionGranularity::PerName || places.all.size() == 1) {
+            members.resize(group.size());
+            std::iota(members.begin(), members.end(), size_t{0});
+            FunctionDecision d = decider.decide(group, where, members, places.all.size() > 1);
+            if (places.all.size() == 1)
+                d.address = places.all.front().second;
+            decisions.push_back(std::move(d));
+            continue;
         }
-        for (size_t k = 0; k < group.size() && canonical == group.size(); ++k) {
-            if (SymbolPlaces::contains(places.all, where[k]))
-                canonical = k;
+        // Per address: the instances whose code is there, with the definitions of their units
+        // that have no code of their own (the abstract instance a concrete one refers to).
+        for (const auto& [place, address] : places.all) {
+            units.clear();
+            for (size_t k = 0; k < group.size(); ++k) {
+                if (where[k] == place)
+                    units.push_back(functions[group[k]].unit);
+            }
+            members.clear();
+            for (size_t k = 0; k < group.size(); ++k) {
+                bool inUnit = std::find(units.begin(), units.end(), functions[group[k]].unit) !=
+                              units.end();
+                if (where[k] == place || (!where[k] && inUnit))
+                    members.push_back(k);
+            }
+            FunctionDecision d;
+            if (units.empty()) {
+                d.name = name;
+                d.addresses = places.all.size();
+                d.skipReason = "no DWARF at address";
+            } else {
+                d = decider.decide(group, where, members, false);
+            }
+            d.address = address;
+            decisions.push_back(std::move(d));
         }
-        if (canonical == group.size())
-            canonical = 0;
-
-        const FunctionObservation& chosen = functions[group[canonical]];
-        uint16_t facts = 0;
-        std::string difference;
-        for (uint32_t i : group) {
-            facts |= functions[i].facts;
-            if (difference.empty())
-                difference = prototypeDifference(graph, obs, chosen, functions[i]);
-        }
-        bool consistent = difference.empty();
-
-        FunctionDecision d;
-        d.name = name;
-        d.instances = group.size();
-        d.addresses = places.all.size();
-        // pahole's precedence, so skip lists compare: the most fundamental reason wins.
-        if (places.all.size() > 1)
-            d.skipReason = "ambiguous address";
-        else if (signatureChanged(canonical) && !features.has(Feature::TrueSignature))
-            d.skipReason = "optimized parameters";
-        else if (facts & kFunctionReorderedParams)
-            d.skipReason = "reordered parameters";
-        else if (!consistent && features.has(Feature::ConsistentFunc)) {
-            d.skipReason = "inconsistent prototype";
-            d.detail = std::move(difference);
-        } else if (facts & kFunctionUnexpectedRegister)
-            d.skipReason = "unexpected register usage for parameter";
-        else
-            d.chosen = &chosen;
-        decisions.push_back(d);
     }
     return decisions;
 }

@@ -49,6 +49,8 @@ Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::s
         const SkippedFunction& s = report.skippedFunctions[i];
         out << (i ? ",\n" : "\n") << "{\"name\":";
         writeJsonString(out, s.name);
+        if (s.address)
+            out << ",\"address\":\"" << hex(*s.address) << '"';
         out << ",\"reason\":";
         writeJsonString(out, s.reason);
         if (!s.detail.empty()) {

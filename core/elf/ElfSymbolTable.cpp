@@ -95,6 +95,8 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
                 {stripCompilerSuffix(name), name, sym.st_value, sym.st_size, sym.st_shndx, global});
         } else if (type == STT_OBJECT) {
             table->objects_.push_back({name, sym.st_value, sym.st_size, sym.st_shndx, global});
+        } else if (type == STT_NOTYPE) {
+            table->labels_.push_back({name, sym.st_value, sym.st_size, sym.st_shndx, global});
         }
     }
     auto byNameAddress = [](const ElfFunction& a, const ElfFunction& b) {
@@ -105,6 +107,9 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
         return std::tie(a.section, a.address, a.name) < std::tie(b.section, b.address, b.name);
     };
     std::sort(table->objects_.begin(), table->objects_.end(), bySectionAddress);
+    std::sort(table->labels_.begin(), table->labels_.end(), [](const ElfObject& a, const ElfObject& b) {
+        return std::tie(a.name, a.address) < std::tie(b.name, b.address);
+    });
     return std::shared_ptr<const ElfSymbolTable>(std::move(table));
 }
 
@@ -118,6 +123,24 @@ std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view nam
                 return a < b.name;
         });
     return {range.first, range.second};
+}
+
+std::optional<uint64_t> ElfSymbolTable::addressOf(std::string_view name) const {
+    auto label = std::lower_bound(labels_.begin(), labels_.end(), name,
+                                  [](const ElfObject& a, std::string_view n) { return a.name < n; });
+    if (label != labels_.end() && label->name == name)
+        return label->address;
+    for (const ElfFunction& f : functionsNamed(name)) {
+        if (f.symbolName == name)
+            return f.address;
+    }
+    // Rarely asked (once per conversion, for an address base): a scan is enough.
+    std::optional<uint64_t> lowest;
+    for (const ElfObject& o : objects_) {
+        if (o.name == name && (!lowest || o.address < *lowest))
+            lowest = o.address;
+    }
+    return lowest;
 }
 
 std::span<const ElfObject> ElfSymbolTable::objectsIn(uint32_t section) const {

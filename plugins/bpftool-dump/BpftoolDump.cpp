@@ -4,6 +4,8 @@
 // output the unit tests pin byte for byte.
 #include "BpftoolDump.h"
 
+#include "btforge/support/Hex.h"
+
 #include <charconv>
 #include <concepts>
 #include <cstring>
@@ -176,6 +178,10 @@ template <typename Sink> void describeType(const TypeGraph& graph, TypeId id, Si
             } else if constexpr (std::is_same_v<T, ir::FuncType>) {
                 sink.unsignedField("type_id", type.proto);
                 sink.wordField("linkage", linkageName(static_cast<unsigned>(type.linkage)));
+                // The address-carrying FUNC extension, which bpftool cannot read: shown after
+                // what bpftool prints, so standard BTF dumps exactly as it does.
+                if (type.address)
+                    sink.wordField("addr", hex(*type.address));
             } else if constexpr (std::is_same_v<T, ir::FuncProtoType>) {
                 sink.unsignedField("ret_type_id", type.returnType);
                 sink.unsignedField("vlen", static_cast<uint32_t>(type.params.size()));

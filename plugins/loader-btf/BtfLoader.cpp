@@ -21,7 +21,9 @@ public:
         auto file = MappedFile::open(request.path);
         if (!file)
             return std::move(file).error();
-        btf::ReadOptions options{request.path, request.base};
+        // The address-carrying FUNC extension is read too: the standard btf emitter refuses it
+        // by name, every other emitter shows the addresses.
+        btf::ReadOptions options{request.path, request.base, true};
         if (!elf::looksLikeElf(file->bytes()))
             return btf::readBtf(file->bytes(), options);
 

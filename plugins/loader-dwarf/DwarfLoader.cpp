@@ -65,6 +65,9 @@ private:
             return std::move(languages).error();
         out.excludedLanguages = std::move(*languages);
         out.dedup = in.dedup;
+        if (in.funcAddr != plugin::FuncAddrMode::Standard)
+            out.functions = dwarf::FunctionGranularity::PerAddress;
+        out.addressBase = in.funcAddrBase;
         return out;
     }
 };

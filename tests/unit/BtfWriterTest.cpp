@@ -134,8 +134,10 @@ TEST_CASE("BtfWriter: refuses what BTF cannot hold") {
     SUBCASE("a FUNC address") {
         ir::TypeId proto = graph.add(ir::FuncProtoType{ir::kNoName, intId, {}});
         graph.add(ir::FuncType{graph.intern("f"), proto, ir::FuncLinkage::Global, 0x1000});
-        CHECK(writeError(graph) == "FUNC [3] 'f' carries an address: standard BTF cannot hold it; "
-                                   "use the btf-func-addr emitter");
+        CHECK(writeError(graph) ==
+              "FUNC [3] 'f' carries an address (the address-carrying FUNC extension): standard "
+              "BTF cannot hold it; write it with -t btf-func-addr, or convert it with "
+              "--func-addr=merge or --func-addr=decl-tag");
     }
 }
 

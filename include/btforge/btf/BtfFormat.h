@@ -21,6 +21,9 @@ inline constexpr uint32_t kArraySize = 12;
 inline constexpr uint32_t kIntDataSize = 4;
 inline constexpr uint32_t kVarDataSize = 4;
 inline constexpr uint32_t kDeclTagDataSize = 4;
+// The address-carrying FUNC extension: struct btf_func { __u64 addr; } after a FUNC with
+// kind_flag 1 (btf/FuncAddrExtension.h).
+inline constexpr uint32_t kFuncAddrDataSize = 8;
 
 // Classic packing: vlen in bits 0-15, kind in bits 24-28, kind_flag in bit 31.
 inline constexpr uint32_t kMaxVlen = 0xffff;

@@ -16,6 +16,9 @@ struct ReadOptions {
     std::string sourceName;
     // For split BTF: ids and string offsets continue this graph.
     std::shared_ptr<const ir::TypeGraph> base;
+    // Accept the address-carrying FUNC extension (a FUNC with kind_flag 1 and 8 bytes of
+    // address after it); otherwise such a FUNC is an error naming the extension.
+    bool funcAddresses = false;
 };
 
 // Reads either byte order and any header length >= 24. Everything is checked before it is used:

@@ -12,11 +12,14 @@ namespace btforge::btf {
 struct WriteOptions {
     // Defaults to the graph's own byte order (the input's, for graphs read from BTF).
     std::optional<ir::ByteOrder> byteOrder;
+    // Write a FUNC with an address in the address-carrying FUNC extension (kind_flag 1, then
+    // the address as 8 bytes in the output's byte order); otherwise such a FUNC is an error.
+    bool funcAddresses = false;
 };
 
 // The string section is rebuilt in first-use order (so the output is a function of the types
 // alone); a split graph reuses the base's strings. Fails on what BTF cannot hold: a vlen over
-// 65535, a FUNC address (standard BTF has no place for one), a bitfield size over 255.
+// 65535, a FUNC address (unless funcAddresses: standard BTF has no place for one), a bitfield size over 255.
 Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph,
                                           const WriteOptions& options = {});
 

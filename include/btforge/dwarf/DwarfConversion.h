@@ -4,6 +4,7 @@
 #pragma once
 
 #include "btforge/Features.h"
+#include "btforge/dwarf/FunctionMerger.h"
 #include "btforge/dwarf/UnitMapper.h"
 #include "btforge/dwarf/UnitReader.h"
 #include "btforge/elf/ElfSymbolTable.h"
@@ -11,6 +12,7 @@
 #include "btforge/plugin/Session.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +23,18 @@ struct DwarfConversionOptions {
     std::vector<uint16_t> excludedLanguages; // DW_LANG_* codes whose units are skipped
     // Off: every unit's types as they are, one after another (what a dedup pass starts from).
     bool dedup = true;
+    // Per address: one FUNC with an address for each function address (the extension).
+    FunctionGranularity functions = FunctionGranularity::PerName;
+    // Per address: the symbol addresses are relative to, when the ELF file has it; empty or
+    // missing: absolute addresses.
+    std::string addressBase = "_text";
 };
 
 struct SkippedFunction {
     std::string name;
     std::string reason;
     std::string detail;
+    std::optional<uint64_t> address; // per address: the address left without a FUNC
 };
 
 struct DwarfConversionReport {

@@ -9,6 +9,7 @@
 #include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,15 +21,26 @@ struct FunctionDecision {
     const FunctionObservation* chosen = nullptr;
     std::string_view skipReason; // empty when emitted
     std::string detail;          // what disagrees, and where (DIE offsets), for the skip report
-    size_t instances = 0;        // observations of this name
+    size_t instances = 0;        // observations of this name (at this address, per address)
     size_t addresses = 0;        // distinct ELF addresses of this name
+    // Per address: the ELF address this decision is about (its symbol's value). Per name: the
+    // name's one address when it has exactly one.
+    std::optional<uint64_t> address;
+};
+
+enum class FunctionGranularity {
+    PerName,    // standard BTF: one FUNC per name, none for a name at several addresses
+    PerAddress, // the address-carrying FUNC extension: one FUNC per address
 };
 
 // `observations` must already carry final ids of `graph` (so equal types have equal ids).
-// Decisions come sorted by name.
-std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
-                                              const UnitObservations& observations,
-                                              const elf::ElfSymbolTable& elf,
-                                              const UnitReader& reader, const FeatureSet& features);
+// Decisions come sorted by name (then address). Per address, a name at one address is decided
+// exactly as per name; a name at several is decided once per address, on the instances whose
+// code is there and the other definitions of their units (abstract instances), so a prototype
+// right for its address is kept whatever the other addresses' instances say.
+std::vector<FunctionDecision>
+decideFunctions(const ir::TypeGraph& graph, const UnitObservations& observations,
+                const elf::ElfSymbolTable& elf, const UnitReader& reader, const FeatureSet& features,
+                FunctionGranularity granularity = FunctionGranularity::PerName);
 
 } // namespace btforge::dwarf

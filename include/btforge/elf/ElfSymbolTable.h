@@ -61,6 +61,9 @@ public:
     const ElfSection* section(std::string_view name) const;
     const ElfSection* section(uint32_t index) const;
     std::span<const ElfSection> sections() const { return sections_; }
+    // The value of the symbol of this exact name (a function, object or untyped label such as
+    // `_text`), the lowest when several have it; nullopt when none does.
+    std::optional<uint64_t> addressOf(std::string_view name) const;
     // A symbol value as an offset into its section (ET_REL values already are one).
     uint64_t offsetInSection(uint64_t value, uint32_t sectionIndex) const;
     // Raw bytes of a section (nullopt for SHT_NOBITS or out-of-file sections).
@@ -73,6 +76,7 @@ private:
     std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes
     std::vector<ElfFunction> functions_; // sorted by (name, address)
     std::vector<ElfObject> objects_;     // sorted by (section, address)
+    std::vector<ElfObject> labels_;      // STT_NOTYPE symbols, sorted by (name, address)
 };
 
 } // namespace btforge::elf

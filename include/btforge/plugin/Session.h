@@ -35,6 +35,15 @@ public:
     virtual void warning(std::string_view message) = 0;
 };
 
+// What to do with functions that exist at several addresses (--func-addr,
+// docs/func-addr-extension.md).
+enum class FuncAddrMode : uint8_t {
+    Standard, // one FUNC per name, none for a name at several addresses (standard BTF)
+    Keep,     // one FUNC per address, carrying it (the extension; -t btf-func-addr implies it)
+    Merge,    // per address, then converted to standard BTF (addresses dropped)
+    DeclTag,  // per address, then converted to the RFC's "address=0x..." DECL_TAG form
+};
+
 // Options that shape conversion; loaders and emitters read what concerns them.
 struct Options {
     unsigned jobs = 1;
@@ -46,6 +55,9 @@ struct Options {
     std::string reportSkippedPath;
     // --no-dedup: leave duplicate types in (to compare deduplicators).
     bool dedup = true;
+    FuncAddrMode funcAddr = FuncAddrMode::Standard;
+    // The symbol FUNC addresses are relative to, when the input has it; empty: absolute.
+    std::string funcAddrBase = "_text";
 };
 
 struct Session {

@@ -1,0 +1,33 @@
+#include "btforge/ir/FunctionAppender.h"
+
+namespace btforge::ir {
+
+FunctionAppender::FunctionAppender(TypeGraph& graph) : graph_(graph) {
+    for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+        if (graph.kind(id) == Kind::FuncProto) {
+            auto p = graph.getAs<FuncProtoType>(id);
+            protos_.emplace(key(p.returnType, p.params), id);
+        }
+    }
+}
+
+TypeId FunctionAppender::proto(TypeId returnType, std::span<const Param> params) {
+    auto [it, added] = protos_.emplace(key(returnType, params), 0);
+    if (added)
+        it->second = graph_.add(FuncProtoType{kNoName, returnType, params});
+    return it->second;
+}
+
+TypeId FunctionAppender::addFunction(std::string_view name, TypeId proto, FuncLinkage linkage,
+                                     std::optional<uint64_t> address) {
+    return graph_.add(FuncType{graph_.intern(name), proto, linkage, address});
+}
+
+std::string FunctionAppender::key(TypeId returnType, std::span<const Param> params) const {
+    std::string k = std::to_string(returnType);
+    for (const Param& param : params)
+        k += ',' + std::to_string(param.type) + ':' + std::string(graph_.str(param.name));
+    return k;
+}
+
+} // namespace btforge::ir

@@ -1,0 +1,43 @@
+// The address-carrying FUNC extension (seed 003, docs/func-addr-extension.md): a FUNC with
+// kind_flag 1 is followed by `struct btf_func { __u64 addr; }`, one FUNC per function address.
+// Its markers, and the conversions to the forms stock tools read.
+#pragma once
+
+#include "btforge/ir/TypeGraph.h"
+#include "btforge/support/Error.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace btforge::btf {
+
+// DECL_TAGs (component_idx -1) on a FUNC that make the extension self-describing:
+// "func_addr:base=<symbol>" (or "func_addr:absolute") on the first FUNC with an address says what
+// addresses are relative to; "func_addr:skipped=<n>" on a name's first FUNC says the name has n
+// more function addresses that have no FUNC (their DWARF is missing or contradicts them).
+inline constexpr std::string_view kFuncAddrBasePrefix = "func_addr:base=";
+inline constexpr std::string_view kFuncAddrAbsolute = "func_addr:absolute";
+inline constexpr std::string_view kFuncAddrSkippedPrefix = "func_addr:skipped=";
+// The original RFC's form: one DECL_TAG per address on a FUNC without one.
+inline constexpr std::string_view kAddressTagPrefix = "address=";
+
+bool isFuncAddrMarker(std::string_view tag);
+std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol);
+
+// The first FUNC carrying an address, or void when the graph is standard BTF.
+ir::TypeId firstAddressedFunc(const ir::TypeGraph& graph);
+
+// Both conversions return a graph without addresses unchanged.
+
+// Extension -> standard BTF: a name keeps its FUNC (without address) when it has exactly one and
+// no skipped addresses; names at several addresses are dropped, as the DWARF path drops them
+// ("ambiguous address"), and so are the markers. FUNC_PROTOs only the dropped FUNCs used go too.
+// On the extension the DWARF loader writes, the result equals what it writes as standard BTF.
+ir::TypeGraph funcAddrToStandard(ir::TypeGraph graph);
+
+// Extension -> the RFC's DECL_TAG form: one FUNC per name and prototype, followed by one
+// "address=0x..." DECL_TAG per address it has (relative to the same base, whose marker stays).
+ir::TypeGraph funcAddrToDeclTags(ir::TypeGraph graph);
+
+} // namespace btforge::btf

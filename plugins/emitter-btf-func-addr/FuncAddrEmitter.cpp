@@ -1,0 +1,33 @@
+// Emitter "btf-func-addr": BTF with the address-carrying FUNC extension (seed 003,
+// docs/func-addr-extension.md). The host has the loader make one FUNC per function address.
+#include "btforge/btf/BtfWriter.h"
+#include "btforge/btf/FuncAddrExtension.h"
+#include "btforge/plugin/Plugin.h"
+
+#include <ostream>
+
+namespace btforge {
+namespace {
+
+class FuncAddrEmitter final : public plugin::Emitter {
+public:
+    Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest& request,
+                        std::ostream& out, plugin::Session& session) override {
+        if (btf::firstAddressedFunc(graph) == ir::kVoidType)
+            session.diagnostics.warning(request.outputPath +
+                                        ": no FUNC carries an address: the output is standard BTF");
+        auto bytes = btf::writeBtf(graph, {.funcAddresses = true});
+        if (!bytes)
+            return std::move(bytes).error();
+        out.write(reinterpret_cast<const char*>(bytes->data()),
+                  static_cast<std::streamsize>(bytes->size()));
+        return {};
+    }
+};
+
+} // namespace
+} // namespace btforge
+
+BTFORGE_EMITTER_PLUGIN("btf-func-addr",
+                       "BTF with the address-carrying FUNC extension: one FUNC per function address",
+                       btforge::FuncAddrEmitter);
