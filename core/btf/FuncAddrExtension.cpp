@@ -148,7 +148,7 @@ bool isMarkerTag(const ir::TypeGraph& graph, TypeId tag) {
 
 bool isFuncAddrMarker(std::string_view tag) {
     return tag.starts_with(kFuncAddrBasePrefix) || tag == kFuncAddrAbsolute ||
-           tag.starts_with(kFuncAddrSkippedPrefix);
+           tag.starts_with(kFuncAddrNotInStandardPrefix);
 }
 
 std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol) {
@@ -168,12 +168,12 @@ ir::TypeGraph funcAddrToStandard(ir::TypeGraph graph) {
     if (firstAddressedFunc(graph) == ir::kVoidType)
         return graph;
     return rebuild(graph, [&](const FunctionSection& section, Rebuilder& out) {
-        std::map<std::string_view, int> count; // FUNCs per name; -1: a name with skipped addresses
+        std::map<std::string_view, int> count; // FUNCs per name; -1: not in standard BTF
         for (TypeId f : section.funcs()) {
             int& c = count[graph.name(f)];
             c = c < 0 ? c : c + 1;
             for (TypeId t : section.tagsOf(f)) {
-                if (graph.name(t).starts_with(kFuncAddrSkippedPrefix))
+                if (graph.name(t).starts_with(kFuncAddrNotInStandardPrefix))
                     c = -1;
             }
         }

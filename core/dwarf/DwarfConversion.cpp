@@ -223,51 +223,96 @@ private:
 
 // Decides and emits the functions: per name for standard BTF; per address for the extension,
 // with its markers (btf/FuncAddrExtension.h) and addresses relative to the base symbol.
+class FunctionPlacer {
+public:
+    FunctionPlacer(ir::TypeGraph& output, const UnitObservations& all,
+                   const UnitObservations& written, const DwarfConversionOptions& options,
+                   DwarfConversionReport& report)
+        : output_(output), all_(all), written_(written), options_(options), report_(report),
+          emitter_(output) {}
+
+    void standard(std::span<const FunctionDecision> decisions) {
+        for (const FunctionDecision& d : decisions) {
+            if (d.chosen)
+                emit(d, std::nullopt);
+            else
+                skip(d, std::nullopt);
+        }
+    }
+
+    // `standard` and `perAddress` are both sorted by name, one and one or more per name. A name
+    // whose only symbol no DWARF instance describes keeps standard BTF's FUNC, without address.
+    void perAddress(std::span<const FunctionDecision> standard,
+                    std::span<const FunctionDecision> perAddress, std::optional<uint64_t> base) {
+        auto s = standard.begin();
+        for (size_t begin = 0; begin < perAddress.size();) {
+            std::string_view name = perAddress[begin].name;
+            size_t end = begin;
+            while (end < perAddress.size() && perAddress[end].name == name)
+                ++end;
+            while (s->name != name)
+                ++s;
+            TypeId first = ir::kVoidType;
+            for (const FunctionDecision& d : perAddress.subspan(begin, end - begin)) {
+                if (!d.chosen) {
+                    skip(d, d.address);
+                    continue;
+                }
+                TypeId func = emit(d, *d.address - base.value_or(0)); // modulo 2^64 below base
+                if (!baseMarked_) {
+                    auto marker = btf::funcAddrBaseMarker(
+                        base ? std::optional<std::string_view>(options_.addressBase) : std::nullopt);
+                    tag(marker, func);
+                    baseMarked_ = true;
+                }
+                first = first == ir::kVoidType ? func : first;
+            }
+            if (first == ir::kVoidType && s->chosen)
+                emit(*s, std::nullopt);
+            else if (first != ir::kVoidType && !s->chosen)
+                tag(std::string(btf::kFuncAddrNotInStandardPrefix) + std::string(s->skipReason),
+                    first);
+            begin = end;
+        }
+    }
+
+private:
+    TypeId emit(const FunctionDecision& d, std::optional<uint64_t> address) {
+        const FunctionObservation& f = written_.functions[d.chosen - all_.functions.data()];
+        ++report_.functions;
+        return emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag), address);
+    }
+    void skip(const FunctionDecision& d, std::optional<uint64_t> address) {
+        report_.skippedFunctions.push_back(
+            {std::string(d.name), std::string(d.skipReason), d.detail, address});
+    }
+    void tag(const std::string& value, TypeId func) {
+        output_.add(ir::DeclTagType{output_.intern(value), func, -1});
+    }
+
+    ir::TypeGraph& output_;
+    const UnitObservations& all_;
+    const UnitObservations& written_;
+    const DwarfConversionOptions& options_;
+    DwarfConversionReport& report_;
+    FunctionEmitter emitter_;
+    bool baseMarked_ = false;
+};
+
 void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const UnitObservations& all,
                    const UnitObservations& written, const elf::ElfSymbolTable& elf,
                    const UnitReader& reader, const DwarfConversionOptions& options,
                    DwarfConversionReport& report) {
-    const FeatureSet& features = options.features;
-    const bool perAddress = options.functions == FunctionGranularity::PerAddress;
+    FunctionPlacer placer(output, all, written, options, report);
+    auto standard = decideFunctions(graph, all, elf, reader, options.features);
+    if (options.functions == FunctionGranularity::PerName)
+        return placer.standard(standard);
     std::optional<uint64_t> base;
-    if (perAddress && !options.addressBase.empty())
+    if (!options.addressBase.empty())
         base = elf.addressOf(options.addressBase);
-    auto decisions = decideFunctions(graph, all, elf, reader, features, options.functions);
-    FunctionEmitter functions(output);
-    bool baseMarked = false;
-    for (size_t begin = 0; begin < decisions.size();) {
-        size_t end = begin;
-        while (end < decisions.size() && decisions[end].name == decisions[begin].name)
-            ++end;
-        TypeId first = ir::kVoidType;
-        size_t skipped = 0;
-        for (const FunctionDecision& d : std::span(decisions).subspan(begin, end - begin)) {
-            if (!d.chosen) {
-                report.skippedFunctions.push_back({std::string(d.name), std::string(d.skipReason),
-                                                   d.detail, perAddress ? d.address : std::nullopt});
-                ++skipped;
-                continue;
-            }
-            std::optional<uint64_t> address;
-            if (perAddress)
-                address = *d.address - base.value_or(0); // modulo 2^64 below the base
-            const FunctionObservation& f = written.functions[d.chosen - all.functions.data()];
-            TypeId func = functions.emit(d.name, f, written, features.has(Feature::DeclTag), address);
-            if (perAddress && !baseMarked) {
-                auto marker = btf::funcAddrBaseMarker(
-                    base ? std::optional<std::string_view>(options.addressBase) : std::nullopt);
-                output.add(ir::DeclTagType{output.intern(marker), func, -1});
-                baseMarked = true;
-            }
-            first = first == ir::kVoidType ? func : first;
-            ++report.functions;
-        }
-        if (perAddress && first != ir::kVoidType && skipped > 0) {
-            std::string marker = std::string(btf::kFuncAddrSkippedPrefix) + std::to_string(skipped);
-            output.add(ir::DeclTagType{output.intern(marker), first, -1});
-        }
-        begin = end;
-    }
+    auto perAddress = decideFunctions(graph, all, elf, reader, options.features,
+                                      FunctionGranularity::PerAddress);
+    placer.perAddress(standard, perAddress, base);
 }
 
 // Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with

@@ -189,7 +189,7 @@ std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
             const FunctionObservation& f = functions[i];
             where.push_back(f.hasLowPc ? reader.locate(f.lowPc) : std::nullopt);
         }
-        if (granularity == FunctionGranularity::PerName || places.all.size() == 1) {
+        if (granularity == FunctionGranularity::PerName) {
             members.resize(group.size());
             std::iota(members.begin(), members.end(), size_t{0});
             FunctionDecision d = decider.decide(group, where, members, places.all.size() > 1);

@@ -14,11 +14,12 @@ namespace btforge::btf {
 
 // DECL_TAGs (component_idx -1) on a FUNC that make the extension self-describing:
 // "func_addr:base=<symbol>" (or "func_addr:absolute") on the first FUNC with an address says what
-// addresses are relative to; "func_addr:skipped=<n>" on a name's first FUNC says the name has n
-// more function addresses that have no FUNC (their DWARF is missing or contradicts them).
+// addresses are relative to; "func_addr:not-in-standard=<reason>" on a name's first FUNC says
+// standard BTF leaves the name out, and why (a name at several addresses, or instances without
+// code that contradict the one at the address).
 inline constexpr std::string_view kFuncAddrBasePrefix = "func_addr:base=";
 inline constexpr std::string_view kFuncAddrAbsolute = "func_addr:absolute";
-inline constexpr std::string_view kFuncAddrSkippedPrefix = "func_addr:skipped=";
+inline constexpr std::string_view kFuncAddrNotInStandardPrefix = "func_addr:not-in-standard=";
 // The original RFC's form: one DECL_TAG per address on a FUNC without one.
 inline constexpr std::string_view kAddressTagPrefix = "address=";
 
@@ -31,8 +32,8 @@ ir::TypeId firstAddressedFunc(const ir::TypeGraph& graph);
 // Both conversions return a graph without addresses unchanged.
 
 // Extension -> standard BTF: a name keeps its FUNC (without address) when it has exactly one and
-// no skipped addresses; names at several addresses are dropped, as the DWARF path drops them
-// ("ambiguous address"), and so are the markers. FUNC_PROTOs only the dropped FUNCs used go too.
+// no not-in-standard marker; the others are dropped, as the DWARF path drops them, and so are the
+// markers and the FUNC_PROTOs only dropped FUNCs used.
 // On the extension the DWARF loader writes, the result equals what it writes as standard BTF.
 ir::TypeGraph funcAddrToStandard(ir::TypeGraph graph);
 

@@ -34,10 +34,10 @@ enum class FunctionGranularity {
 };
 
 // `observations` must already carry final ids of `graph` (so equal types have equal ids).
-// Decisions come sorted by name (then address). Per address, a name at one address is decided
-// exactly as per name; a name at several is decided once per address, on the instances whose
-// code is there and the other definitions of their units (abstract instances), so a prototype
-// right for its address is kept whatever the other addresses' instances say.
+// Decisions come sorted by name (then address). Per address, each address of a name is decided
+// on the instances whose code is there and the other definitions of their units (the abstract
+// instance a concrete one refers to), so a prototype right for its address is kept whatever
+// instances elsewhere say; an address no instance describes is skipped.
 std::vector<FunctionDecision>
 decideFunctions(const ir::TypeGraph& graph, const UnitObservations& observations,
                 const elf::ElfSymbolTable& elf, const UnitReader& reader, const FeatureSet& features,
