@@ -340,7 +340,11 @@ Expected<void> Reader::findRecords() {
                                            " sets bits 16-23 (a vlen over 65535 is not classic "
                                            "BTF)");
         const uint32_t vlen = infoVlen(info);
-        const bool funcAddress = options_.funcAddresses && infoKindFlag(info);
+        const bool funcAddress = kind == static_cast<uint32_t>(Kind::Func) && infoKindFlag(info);
+        // Its record is longer, so nothing after it could be read right: stop here.
+        if (funcAddress && !options_.funcAddresses)
+            return error(at + kInfoAt, label + ": FUNC with kind_flag set (address-carrying FUNC "
+                                               "extension) is not standard BTF");
         const uint64_t recordSize =
             kTypeRecordSize + trailingSize(static_cast<Kind>(kind), vlen, funcAddress);
         if (recordSize > left)
@@ -406,14 +410,11 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
     case Kind::Fwd:
         return ir::FwdType{name, flag};
     case Kind::Func: {
-        if (flag && !options_.funcAddresses)
-            note(at + kInfoAt, "FUNC with kind_flag set (address-carrying FUNC extension) is not "
-                               "standard BTF");
         if (vlen > kMaxLinkage)
             note(at + kInfoAt, "linkage " + std::to_string(vlen) +
                                    " is none of static (0), global (1), extern (2)");
-        std::optional<uint64_t> address;
-        if (flag && options_.funcAddresses)
+        std::optional<uint64_t> address; // findRecords admitted kind_flag only with the option
+        if (flag)
             address = detail::load<uint64_t>(bytes_, data, swap_);
         return ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
                             static_cast<ir::FuncLinkage>(vlen), address};

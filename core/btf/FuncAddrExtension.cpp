@@ -1,8 +1,8 @@
 #include "btforge/btf/FuncAddrExtension.h"
 
-#include "btforge/support/Hex.h"
-
 #include "../dedup/TypeLabel.h"
+
+#include "btforge/support/Hex.h"
 
 #include <map>
 #include <set>
@@ -42,7 +42,8 @@ public:
         }
         for (TypeId f : funcs_) {
             TypeId proto = graph.target(f);
-            if (graph.isOwn(proto) && graph.kind(proto) == Kind::FuncProto && !usedByOther[own(proto)])
+            if (graph.isOwn(proto) && graph.kind(proto) == Kind::FuncProto &&
+                !usedByOther[own(proto)])
                 role_[own(proto)] = kOwnedProto;
         }
     }

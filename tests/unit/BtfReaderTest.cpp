@@ -233,7 +233,7 @@ TEST_CASE("BtfReader: field errors") {
     raw.type(raw.str("f"), Kind::FuncProto, 0, false, 1);
     raw.type(raw.str("f"), Kind::Func, 0, true, 2);
     checkRejected(raw.bytes(), "0x38",
-                  "type [3] FUNC 'f': FUNC with kind_flag set (address-carrying FUNC "
+                  "type [3] FUNC: FUNC with kind_flag set (address-carrying FUNC "
                   "extension) is not standard BTF");
 
     raw = oneInt();

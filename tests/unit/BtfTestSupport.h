@@ -104,7 +104,8 @@ inline std::string dump(const ir::TypeGraph& g) {
                 } else if constexpr (std::is_same_v<T, ir::FwdType>)
                     out += " union=" + num(t.isUnion);
                 else if constexpr (std::is_same_v<T, ir::FuncType>)
-                    out += " proto=" + num(t.proto) + " linkage=" + num(int(t.linkage));
+                    out += " proto=" + num(t.proto) + " linkage=" + num(int(t.linkage)) +
+                           (t.address ? " addr=" + num(*t.address) : "");
                 else if constexpr (std::is_same_v<T, ir::FuncProtoType>) {
                     out += " ret=" + num(t.returnType);
                     for (const ir::Param& p : t.params)
