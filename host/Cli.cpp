@@ -28,8 +28,8 @@ po::options_description globalOptions() {
     d.add_options()("help,h", "show help")("version,V", "show the version")(
         "plugin-dir", po::value<std::vector<std::string>>()->composing(),
         "also look for plugins in DIR (repeatable; searched first)")(
-        "jobs,j", po::value<unsigned>(),
-        "worker threads (default: one per CPU)")("quiet,q", "no progress or warnings on stderr");
+        "jobs,j", po::value<unsigned>(), "worker threads (default: one per CPU)")(
+        "quiet,q", "no progress or warnings on stderr");
     return d;
 }
 
@@ -56,9 +56,9 @@ po::options_description convertOptions() {
 
 Expected<plugin::FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
     using plugin::FuncAddrMode;
-    for (auto [name, value] :
-         {std::pair{"keep", FuncAddrMode::Keep}, std::pair{"merge", FuncAddrMode::Merge},
-          std::pair{"decl-tag", FuncAddrMode::DeclTag}}) {
+    for (auto [name, value] : {std::pair{"keep", FuncAddrMode::Keep},
+                               std::pair{"merge", FuncAddrMode::Merge},
+                               std::pair{"decl-tag", FuncAddrMode::DeclTag}}) {
         if (mode == name)
             return value;
     }
@@ -94,8 +94,7 @@ po::options_description diffOptions() {
         ("compare only these kinds, comma-separated: " + matchedKindNames()).c_str());
     add("max", po::value<int64_t>(), "list at most N differences (all are counted)");
     add("strict-fwd", "a FWD differs from the STRUCT or UNION it declares, in references too");
-    add("flatten-arrays",
-        "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
+    add("flatten-arrays", "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
     return d;
 }
 
@@ -228,8 +227,8 @@ Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
 Expected<Command> parse(int argc, const char* const* argv) {
     po::options_description global = globalOptions();
     po::options_description hidden;
-    hidden.add_options()("command",
-                         po::value<std::string>())("args", po::value<std::vector<std::string>>());
+    hidden.add_options()("command", po::value<std::string>())(
+        "args", po::value<std::vector<std::string>>());
     po::options_description all;
     all.add(global).add(hidden);
     po::positional_options_description positional;
@@ -265,8 +264,7 @@ Expected<Command> parse(int argc, const char* const* argv) {
         return Error::usage("missing COMMAND (see 'btforge --help')");
     }
     std::string name = vm["command"].as<std::string>();
-    std::vector<std::string> args =
-        po::collect_unrecognized(parsed.options, po::include_positional);
+    std::vector<std::string> args = po::collect_unrecognized(parsed.options, po::include_positional);
     args.erase(args.begin()); // the command itself
 
     if (name == "plugins") {
@@ -281,10 +279,9 @@ Expected<Command> parse(int argc, const char* const* argv) {
     if (name == "convert" || name == "dump") {
         if (vm.count("help")) {
             command.action = InfoCommand{
-                name == "dump"
-                    ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                    : helpText("convert INPUT -o OUT [-f LOADER] [-t EMITTER] [-B BASE]",
-                               convertOptions())};
+                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                               : helpText("convert INPUT -o OUT [-f LOADER] [-t EMITTER] [-B BASE]",
+                                          convertOptions())};
             return command;
         }
         auto conversion = parseConversion(name, args);
@@ -297,8 +294,7 @@ Expected<Command> parse(int argc, const char* const* argv) {
         if (vm.count("help")) {
             command.action = InfoCommand{helpText(
                 "diff A B [-f LOADER] [--from-a LOADER] [--from-b LOADER] [-B BASE] [--json]\n"
-                "                    [--kinds K1,K2,...] [--max N] [--strict-fwd] "
-                "[--flatten-arrays]\n\n"
+                "                    [--kinds K1,K2,...] [--max N] [--strict-fwd] [--flatten-arrays]\n\n"
                 "Compares the types of A and B by kind, name and meaning, whatever their ids.\n"
                 "Exit status: 0 equal, 1 different, 2 error",
                 diffOptions())};

@@ -1,11 +1,11 @@
 #include "btforge/dwarf/DwarfConversion.h"
 
-#include "../dedup/TypeLabel.h"
-
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
 #include "btforge/ir/FunctionAppender.h"
+
+#include "../dedup/TypeLabel.h"
 
 #include <algorithm>
 #include <dwarf.h>
@@ -82,8 +82,9 @@ private:
             reader_.releaseUnit(index);
             // Most definitions are of static inline functions with no symbol: nothing can
             // attach to them, and keeping them until the end would only cost memory.
-            mapped.observations.retainFunctions(
-                [&](const FunctionObservation& f) { return !elf_.functionsNamed(f.name).empty(); });
+            mapped.observations.retainFunctions([&](const FunctionObservation& f) {
+                return !elf_.functionsNamed(f.name).empty();
+            });
             mergeUnit(index, mapped);
         }
         session_.progress.advance(1);
@@ -170,8 +171,7 @@ private:
         auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
         for (TypeId id = 1; id < unit.endId(); ++id) {
             if (mapped.preMapped[id - 1] == kNotPreMapped)
-                appended_.add(
-                    dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
+                appended_.add(dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
         }
         return map;
     }
@@ -261,8 +261,7 @@ public:
                 TypeId func = emit(d, *d.address - base.value_or(0)); // modulo 2^64 below base
                 if (!baseMarked_) {
                     auto marker = btf::funcAddrBaseMarker(
-                        base ? std::optional<std::string_view>(options_.addressBase)
-                             : std::nullopt);
+                        base ? std::optional<std::string_view>(options_.addressBase) : std::nullopt);
                     tag(marker, func);
                     baseMarked_ = true;
                 }
@@ -311,8 +310,8 @@ void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const Unit
     std::optional<uint64_t> base;
     if (!options.addressBase.empty())
         base = elf.addressOf(options.addressBase);
-    auto perAddress =
-        decideFunctions(graph, all, elf, reader, options.features, FunctionGranularity::PerAddress);
+    auto perAddress = decideFunctions(graph, all, elf, reader, options.features,
+                                      FunctionGranularity::PerAddress);
     placer.perAddress(standard, perAddress, base);
 }
 
@@ -374,8 +373,7 @@ void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
             TypeId var = graph.add(ir::VarType{graph.intern(p.var->name), p.var->type,
                                                p.var->external ? ir::VarLinkage::GlobalAllocated
                                                                : ir::VarLinkage::Static});
-            entries.push_back(
-                {var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
+            entries.push_back({var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
             ++report.variables;
         }
         // The section's size would include what BTF does not describe: end at the last variable.
@@ -419,15 +417,9 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
 
 Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {
     static const std::map<std::string, uint16_t, std::less<>> kLanguages = {
-        {"c", DW_LANG_C},
-        {"c89", DW_LANG_C89},
-        {"c99", DW_LANG_C99},
-        {"c11", DW_LANG_C11},
-        {"c++", DW_LANG_C_plus_plus},
-        {"ada", DW_LANG_Ada83},
-        {"fortran", DW_LANG_Fortran90},
-        {"go", DW_LANG_Go},
-        {"rust", DW_LANG_Rust},
+        {"c", DW_LANG_C},         {"c89", DW_LANG_C89},     {"c99", DW_LANG_C99},
+        {"c11", DW_LANG_C11},     {"c++", DW_LANG_C_plus_plus}, {"ada", DW_LANG_Ada83},
+        {"fortran", DW_LANG_Fortran90}, {"go", DW_LANG_Go}, {"rust", DW_LANG_Rust},
         {"asm", DW_LANG_Mips_Assembler}};
     std::vector<uint16_t> codes;
     while (!names.empty()) {

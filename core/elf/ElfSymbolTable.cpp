@@ -1,9 +1,8 @@
 #include "btforge/elf/ElfSymbolTable.h"
 
+#include <algorithm>
 #include <gelf.h>
 #include <libelf.h>
-
-#include <algorithm>
 #include <tuple>
 
 namespace btforge::elf {
@@ -26,8 +25,7 @@ std::string_view stripCompilerSuffix(std::string_view symbolName) {
     return dot == std::string_view::npos || dot == 0 ? symbolName : symbolName.substr(0, dot);
 }
 
-Expected<std::shared_ptr<const ElfSymbolTable>>
-ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
+Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     elf_version(EV_CURRENT);
     auto image = file->bytes();
     const std::string& fileName = file->path();
@@ -102,24 +100,23 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
         }
     }
     auto byNameAddress = [](const ElfFunction& a, const ElfFunction& b) {
-        return std::tie(a.name, a.address, a.symbolName) <
-               std::tie(b.name, b.address, b.symbolName);
+        return std::tie(a.name, a.address, a.symbolName) < std::tie(b.name, b.address, b.symbolName);
     };
     std::sort(table->functions_.begin(), table->functions_.end(), byNameAddress);
     auto bySectionAddress = [](const ElfObject& a, const ElfObject& b) {
         return std::tie(a.section, a.address, a.name) < std::tie(b.section, b.address, b.name);
     };
     std::sort(table->objects_.begin(), table->objects_.end(), bySectionAddress);
-    std::sort(table->labels_.begin(), table->labels_.end(),
-              [](const ElfObject& a, const ElfObject& b) {
-                  return std::tie(a.name, a.address) < std::tie(b.name, b.address);
-              });
+    std::sort(table->labels_.begin(), table->labels_.end(), [](const ElfObject& a, const ElfObject& b) {
+        return std::tie(a.name, a.address) < std::tie(b.name, b.address);
+    });
     return std::shared_ptr<const ElfSymbolTable>(std::move(table));
 }
 
 std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view name) const {
     auto range = std::equal_range(
-        functions_.begin(), functions_.end(), name, [](const auto& a, const auto& b) {
+        functions_.begin(), functions_.end(), name,
+        [](const auto& a, const auto& b) {
             if constexpr (std::is_same_v<std::decay_t<decltype(a)>, ElfFunction>)
                 return a.name < b;
             else
@@ -129,9 +126,8 @@ std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view nam
 }
 
 std::optional<uint64_t> ElfSymbolTable::addressOf(std::string_view name) const {
-    auto label =
-        std::lower_bound(labels_.begin(), labels_.end(), name,
-                         [](const ElfObject& a, std::string_view n) { return a.name < n; });
+    auto label = std::lower_bound(labels_.begin(), labels_.end(), name,
+                                  [](const ElfObject& a, std::string_view n) { return a.name < n; });
     if (label != labels_.end() && label->name == name)
         return label->address;
     for (const ElfFunction& f : functionsNamed(name)) {

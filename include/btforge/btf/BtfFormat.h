@@ -27,26 +27,16 @@ inline constexpr uint32_t kFuncAddrDataSize = 8;
 
 // Classic packing: vlen in bits 0-15, kind in bits 24-28, kind_flag in bit 31.
 inline constexpr uint32_t kMaxVlen = 0xffff;
-constexpr uint32_t infoVlen(uint32_t info) {
-    return info & 0xffff;
-}
-constexpr uint32_t infoKind(uint32_t info) {
-    return (info >> 24) & 0x1f;
-}
-constexpr bool infoKindFlag(uint32_t info) {
-    return (info >> 31) != 0;
-}
+constexpr uint32_t infoVlen(uint32_t info) { return info & 0xffff; }
+constexpr uint32_t infoKind(uint32_t info) { return (info >> 24) & 0x1f; }
+constexpr bool infoKindFlag(uint32_t info) { return (info >> 31) != 0; }
 constexpr uint32_t makeInfo(uint32_t kind, uint32_t vlen, bool kindFlag) {
     return (kindFlag ? 1u << 31 : 0u) | (kind << 24) | (vlen & 0xffff);
 }
 
 // Member offset word when the composite's kind_flag is set.
-constexpr uint32_t memberBitOffset(uint32_t word) {
-    return word & 0xffffff;
-}
-constexpr uint32_t memberBitfieldSize(uint32_t word) {
-    return word >> 24;
-}
+constexpr uint32_t memberBitOffset(uint32_t word) { return word & 0xffffff; }
+constexpr uint32_t memberBitfieldSize(uint32_t word) { return word >> 24; }
 
 inline constexpr uint32_t kMaxTypeId = (1u << 31) - 1;
 

@@ -16,7 +16,7 @@ namespace btforge::dwarf {
 
 // Why a parameter makes its function's DWARF prototype untrustworthy as an attach point.
 enum ParamFact : uint8_t {
-    kParamOptimizedOut = 1u << 0, // the concrete instance has no location for it, or dropped it
+    kParamOptimizedOut = 1u << 0,   // the concrete instance has no location for it, or dropped it
     kParamUnexpectedRegister = 1u << 1, // at entry it is not where the calling convention puts it
 };
 

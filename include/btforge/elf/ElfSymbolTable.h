@@ -74,9 +74,9 @@ private:
     bool relocatable_ = false;
     std::vector<ElfSection> sections_;
     std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes
-    std::vector<ElfFunction> functions_;       // sorted by (name, address)
-    std::vector<ElfObject> objects_;           // sorted by (section, address)
-    std::vector<ElfObject> labels_;            // STT_NOTYPE symbols, sorted by (name, address)
+    std::vector<ElfFunction> functions_; // sorted by (name, address)
+    std::vector<ElfObject> objects_;     // sorted by (section, address)
+    std::vector<ElfObject> labels_;      // STT_NOTYPE symbols, sorted by (name, address)
 };
 
 } // namespace btforge::elf
