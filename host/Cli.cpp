@@ -56,9 +56,9 @@ po::options_description convertOptions() {
 
 Expected<plugin::FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
     using plugin::FuncAddrMode;
-    for (auto [name, value] : {std::pair{"keep", FuncAddrMode::Keep},
-                               std::pair{"merge", FuncAddrMode::Merge},
-                               std::pair{"decl-tag", FuncAddrMode::DeclTag}}) {
+    for (auto [name, value] :
+         {std::pair{"keep", FuncAddrMode::Keep}, std::pair{"merge", FuncAddrMode::Merge},
+          std::pair{"decl-tag", FuncAddrMode::DeclTag}}) {
         if (mode == name)
             return value;
     }

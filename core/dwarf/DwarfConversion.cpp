@@ -1,11 +1,11 @@
 #include "btforge/dwarf/DwarfConversion.h"
 
+#include "../dedup/TypeLabel.h"
+
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
 #include "btforge/ir/FunctionAppender.h"
-
-#include "../dedup/TypeLabel.h"
 
 #include <algorithm>
 #include <dwarf.h>
@@ -261,7 +261,8 @@ public:
                 TypeId func = emit(d, *d.address - base.value_or(0)); // modulo 2^64 below base
                 if (!baseMarked_) {
                     auto marker = btf::funcAddrBaseMarker(
-                        base ? std::optional<std::string_view>(options_.addressBase) : std::nullopt);
+                        base ? std::optional<std::string_view>(options_.addressBase)
+                             : std::nullopt);
                     tag(marker, func);
                     baseMarked_ = true;
                 }
@@ -310,8 +311,8 @@ void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const Unit
     std::optional<uint64_t> base;
     if (!options.addressBase.empty())
         base = elf.addressOf(options.addressBase);
-    auto perAddress = decideFunctions(graph, all, elf, reader, options.features,
-                                      FunctionGranularity::PerAddress);
+    auto perAddress =
+        decideFunctions(graph, all, elf, reader, options.features, FunctionGranularity::PerAddress);
     placer.perAddress(standard, perAddress, base);
 }
 

@@ -71,9 +71,9 @@ struct SymbolPlaces {
         clones.erase(std::unique(clones.begin(), clones.end()), clones.end());
     }
     bool has(const std::optional<SectionOffset>& p) const {
-        return p && std::binary_search(
-                        all.begin(), all.end(), std::pair(*p, uint64_t{0}),
-                        [](const auto& a, const auto& b) { return a.first < b.first; });
+        return p &&
+               std::binary_search(all.begin(), all.end(), std::pair(*p, uint64_t{0}),
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
     }
     bool isClone(const std::optional<SectionOffset>& p) const {
         return p && std::binary_search(clones.begin(), clones.end(), *p);
@@ -208,8 +208,8 @@ std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
             }
             members.clear();
             for (size_t k = 0; k < group.size(); ++k) {
-                bool inUnit = std::find(units.begin(), units.end(), functions[group[k]].unit) !=
-                              units.end();
+                bool inUnit =
+                    std::find(units.begin(), units.end(), functions[group[k]].unit) != units.end();
                 if (where[k] == place || (!where[k] && inUnit))
                     members.push_back(k);
             }

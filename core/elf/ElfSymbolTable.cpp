@@ -107,9 +107,10 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
         return std::tie(a.section, a.address, a.name) < std::tie(b.section, b.address, b.name);
     };
     std::sort(table->objects_.begin(), table->objects_.end(), bySectionAddress);
-    std::sort(table->labels_.begin(), table->labels_.end(), [](const ElfObject& a, const ElfObject& b) {
-        return std::tie(a.name, a.address) < std::tie(b.name, b.address);
-    });
+    std::sort(table->labels_.begin(), table->labels_.end(),
+              [](const ElfObject& a, const ElfObject& b) {
+                  return std::tie(a.name, a.address) < std::tie(b.name, b.address);
+              });
     return std::shared_ptr<const ElfSymbolTable>(std::move(table));
 }
 
@@ -126,8 +127,9 @@ std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view nam
 }
 
 std::optional<uint64_t> ElfSymbolTable::addressOf(std::string_view name) const {
-    auto label = std::lower_bound(labels_.begin(), labels_.end(), name,
-                                  [](const ElfObject& a, std::string_view n) { return a.name < n; });
+    auto label =
+        std::lower_bound(labels_.begin(), labels_.end(), name,
+                         [](const ElfObject& a, std::string_view n) { return a.name < n; });
     if (label != labels_.end() && label->name == name)
         return label->address;
     for (const ElfFunction& f : functionsNamed(name)) {

@@ -28,6 +28,6 @@ public:
 } // namespace
 } // namespace btforge
 
-BTFORGE_EMITTER_PLUGIN("btf-func-addr",
-                       "BTF with the address-carrying FUNC extension: one FUNC per function address",
-                       btforge::FuncAddrEmitter);
+BTFORGE_EMITTER_PLUGIN(
+    "btf-func-addr", "BTF with the address-carrying FUNC extension: one FUNC per function address",
+    btforge::FuncAddrEmitter);

@@ -1,8 +1,9 @@
 // Prints "<address in hex> <name>" for where every DW_TAG_subprogram's code starts: its
 // DW_AT_low_pc, or for code in several pieces (DW_AT_ranges: gcc's hot/cold split) the start of
 // each piece. Straight from elfutils libdw: the func-addr tests' independent view of functions.
-#include <dwarf.h>
 #include <elfutils/libdw.h>
+
+#include <dwarf.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>

@@ -19,7 +19,8 @@ struct WriteOptions {
 
 // The string section is rebuilt in first-use order (so the output is a function of the types
 // alone); a split graph reuses the base's strings. Fails on what BTF cannot hold: a vlen over
-// 65535, a FUNC address (unless funcAddresses: standard BTF has no place for one), a bitfield size over 255.
+// 65535, a FUNC address (unless funcAddresses: standard BTF has no place for one), a bitfield size
+// over 255.
 Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph,
                                           const WriteOptions& options = {});
 

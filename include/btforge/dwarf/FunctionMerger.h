@@ -40,7 +40,8 @@ enum class FunctionGranularity {
 // instances elsewhere say; an address no instance describes is skipped.
 std::vector<FunctionDecision>
 decideFunctions(const ir::TypeGraph& graph, const UnitObservations& observations,
-                const elf::ElfSymbolTable& elf, const UnitReader& reader, const FeatureSet& features,
+                const elf::ElfSymbolTable& elf, const UnitReader& reader,
+                const FeatureSet& features,
                 FunctionGranularity granularity = FunctionGranularity::PerName);
 
 } // namespace btforge::dwarf
