@@ -149,10 +149,13 @@ bool isMarkerTag(const ir::TypeGraph& graph, TypeId tag) {
 
 bool isFuncAddrMarker(std::string_view tag) {
     return tag.starts_with(kFuncAddrBasePrefix) || tag == kFuncAddrAbsolute ||
+           tag == kFuncAddrSectionOffset ||
            tag.starts_with(kFuncAddrNotInStandardPrefix);
 }
 
-std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol) {
+std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol, bool sectionOffsets) {
+    if (sectionOffsets)
+        return std::string(kFuncAddrSectionOffset);
     return baseSymbol ? std::string(kFuncAddrBasePrefix) + std::string(*baseSymbol)
                       : std::string(kFuncAddrAbsolute);
 }

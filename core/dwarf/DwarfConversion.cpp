@@ -243,7 +243,8 @@ public:
     // `standard` and `perAddress` are both sorted by name, one and one or more per name. A name
     // whose only symbol no DWARF instance describes keeps standard BTF's FUNC, without address.
     void perAddress(std::span<const FunctionDecision> standard,
-                    std::span<const FunctionDecision> perAddress, std::optional<uint64_t> base) {
+                    std::span<const FunctionDecision> perAddress, std::optional<uint64_t> base,
+                    const std::string& baseMarker) {
         auto s = standard.begin();
         for (size_t begin = 0; begin < perAddress.size();) {
             std::string_view name = perAddress[begin].name;
@@ -260,10 +261,7 @@ public:
                 }
                 TypeId func = emit(d, *d.address - base.value_or(0)); // modulo 2^64 below base
                 if (!baseMarked_) {
-                    auto marker = btf::funcAddrBaseMarker(
-                        base ? std::optional<std::string_view>(options_.addressBase)
-                             : std::nullopt);
-                    tag(marker, func);
+                    tag(baseMarker, func);
                     baseMarked_ = true;
                 }
                 first = first == ir::kVoidType ? func : first;
@@ -308,12 +306,16 @@ void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const Unit
     auto standard = decideFunctions(graph, all, elf, reader, options.features);
     if (options.functions == FunctionGranularity::PerName)
         return placer.standard(standard);
+    // A relocatable file's symbol values are offsets into their sections already.
     std::optional<uint64_t> base;
-    if (!options.addressBase.empty())
+    if (!options.addressBase.empty() && !elf.isRelocatable())
         base = elf.addressOf(options.addressBase);
     auto perAddress =
         decideFunctions(graph, all, elf, reader, options.features, FunctionGranularity::PerAddress);
-    placer.perAddress(standard, perAddress, base);
+    auto marker = btf::funcAddrBaseMarker(
+        base ? std::optional<std::string_view>(options.addressBase) : std::nullopt,
+        elf.isRelocatable());
+    placer.perAddress(standard, perAddress, base, marker);
 }
 
 // Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with

@@ -13,18 +13,21 @@
 namespace btforge::btf {
 
 // DECL_TAGs (component_idx -1) on a FUNC that make the extension self-describing:
-// "func_addr:base=<symbol>" (or "func_addr:absolute") on the first FUNC with an address says what
-// addresses are relative to; "func_addr:not-in-standard=<reason>" on a name's first FUNC says
+// "func_addr:base=<symbol>" on the first FUNC with an address says addresses are relative to that
+// symbol, "func_addr:absolute" that they are not, "func_addr:section-offset" that they are offsets
+// into the function's section (relocatable files: kernel modules); "func_addr:not-in-standard=<reason>" on a name's first FUNC says
 // standard BTF leaves the name out, and why (a name at several addresses, or instances without
 // code that contradict the one at the address).
 inline constexpr std::string_view kFuncAddrBasePrefix = "func_addr:base=";
 inline constexpr std::string_view kFuncAddrAbsolute = "func_addr:absolute";
+inline constexpr std::string_view kFuncAddrSectionOffset = "func_addr:section-offset";
 inline constexpr std::string_view kFuncAddrNotInStandardPrefix = "func_addr:not-in-standard=";
 // The original RFC's form: one DECL_TAG per address on a FUNC without one.
 inline constexpr std::string_view kAddressTagPrefix = "address=";
 
 bool isFuncAddrMarker(std::string_view tag);
-std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol);
+std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol,
+                               bool sectionOffsets = false);
 
 // The first FUNC carrying an address, or void when the graph is standard BTF.
 ir::TypeId firstAddressedFunc(const ir::TypeGraph& graph);
