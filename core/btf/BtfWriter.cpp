@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -263,6 +264,15 @@ Error Encoder::error(TypeId id, std::string_view what) const {
 
 Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph, const WriteOptions& options) {
     return Encoder(graph, options).encode();
+}
+
+Expected<void> writeBtf(std::ostream& out, const ir::TypeGraph& graph, const WriteOptions& options) {
+    auto bytes = writeBtf(graph, options);
+    if (!bytes)
+        return std::move(bytes).error();
+    out.write(reinterpret_cast<const char*>(bytes->data()),
+              static_cast<std::streamsize>(bytes->size()));
+    return {};
 }
 
 } // namespace btforge::btf

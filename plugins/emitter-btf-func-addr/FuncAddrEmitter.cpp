@@ -16,12 +16,7 @@ public:
         if (btf::firstAddressedFunc(graph) == ir::kVoidType)
             session.diagnostics.warning(request.outputPath +
                                         ": no FUNC carries an address: the output is standard BTF");
-        auto bytes = btf::writeBtf(graph, {.funcAddresses = true});
-        if (!bytes)
-            return std::move(bytes).error();
-        out.write(reinterpret_cast<const char*>(bytes->data()),
-                  static_cast<std::streamsize>(bytes->size()));
-        return {};
+        return btf::writeBtf(out, graph, {.funcAddresses = true});
     }
 };
 

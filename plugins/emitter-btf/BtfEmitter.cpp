@@ -11,12 +11,7 @@ class BtfEmitter final : public plugin::Emitter {
 public:
     Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest&, std::ostream& out,
                         plugin::Session&) override {
-        auto bytes = btf::writeBtf(graph);
-        if (!bytes)
-            return std::move(bytes).error();
-        out.write(reinterpret_cast<const char*>(bytes->data()),
-                  static_cast<std::streamsize>(bytes->size()));
-        return {};
+        return btf::writeBtf(out, graph);
     }
 };
 

@@ -5,6 +5,7 @@
 #include "btforge/support/Error.h"
 
 #include <cstddef>
+#include <iosfwd>
 #include <vector>
 
 namespace btforge::btf {
@@ -23,5 +24,9 @@ struct WriteOptions {
 // over 255.
 Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph,
                                           const WriteOptions& options = {});
+
+// The same, written to `out` (nothing is written when it fails).
+Expected<void> writeBtf(std::ostream& out, const ir::TypeGraph& graph,
+                        const WriteOptions& options = {});
 
 } // namespace btforge::btf
