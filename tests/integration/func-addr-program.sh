@@ -2,7 +2,7 @@
 # func-addr-program.sh SRCDIR: the address-carrying FUNC extension on a program built at test time
 # from two units, one compiled by gcc and one by clang (-O2 -g), each with a static `helper` (same
 # prototype) and a static `differ` (different prototypes). Addresses are checked against nm.
-#   - -t btf-func-addr: two FUNCs per name at nm's addresses; the helpers share one FUNC_PROTO,
+#   - -t btf-func-addr (the same at -j1): two FUNCs per name at nm's addresses; the helpers share one FUNC_PROTO,
 #     the differs do not; absolute addresses (no _text), or relative to --func-addr-base
 #   - text and JSON dumps show the addresses; libbpf refuses the extension (it is not standard)
 #   - extension -> IR -> extension is byte-identical; extension -> standard (--func-addr=merge)
@@ -33,6 +33,8 @@ funcs() {
 }
 
 "$BTFORGE" -q convert "$prog" -t btf-func-addr -o "$work/ext.btf" || fail "btf-func-addr fails"
+"$BTFORGE" -q -j1 convert "$prog" -t btf-func-addr -o "$work/ext-j1.btf" || fail "-j1 fails"
+cmp "$work/ext.btf" "$work/ext-j1.btf" || fail "the extension differs between -j1 and the default"
 "$BTFORGE" dump "$work/ext.btf" >"$work/ext.txt" || fail "cannot dump the extension"
 for name in helper differ; do
     expected=$(nm_addresses "$name")
