@@ -1,5 +1,5 @@
 // libFuzzer target: readBtf must never crash on any input, read as standalone BTF or as split BTF
-// over a small base. Whatever it accepts the writer must write, the reader accept again, and the
+// over a small base, standard or with the address-carrying FUNC extension. Whatever it accepts the writer must write, the reader accept again, and the
 // writer reproduce byte for byte (its output is canonical). Every error must stay one line.
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/BtfWriter.h"
@@ -36,20 +36,22 @@ std::shared_ptr<const ir::TypeGraph> makeBase() {
     return base;
 }
 
-void roundTrip(std::span<const std::byte> bytes, const std::shared_ptr<const ir::TypeGraph>& base) {
-    auto graph = btf::readBtf(bytes, {"fuzz", base});
+void roundTrip(std::span<const std::byte> bytes, const std::shared_ptr<const ir::TypeGraph>& base,
+               bool funcAddresses) {
+    const btf::WriteOptions writeOptions{std::nullopt, funcAddresses};
+    auto graph = btf::readBtf(bytes, {"fuzz", base, funcAddresses});
     if (!graph) {
         if (graph.error().message().find('\n') != std::string::npos)
             die("multi-line error", graph.error().message());
         return;
     }
-    auto written = btf::writeBtf(*graph);
+    auto written = btf::writeBtf(*graph, writeOptions);
     if (!written)
         die("writeBtf refused what readBtf accepted", written.error().message());
-    auto reread = btf::readBtf(*written, {"rewritten", base});
+    auto reread = btf::readBtf(*written, {"rewritten", base, funcAddresses});
     if (!reread)
         die("readBtf refused writeBtf's output", reread.error().message());
-    auto rewritten = btf::writeBtf(*reread);
+    auto rewritten = btf::writeBtf(*reread, writeOptions);
     if (!rewritten || *rewritten != *written)
         die("writeBtf output is not stable", "second write differs");
 }
@@ -59,7 +61,9 @@ void roundTrip(std::span<const std::byte> bytes, const std::shared_ptr<const ir:
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::shared_ptr<const ir::TypeGraph> base = makeBase();
     const auto bytes = std::as_bytes(std::span(data, size));
-    roundTrip(bytes, nullptr);
-    roundTrip(bytes, base);
+    for (bool funcAddresses : {false, true}) {
+        roundTrip(bytes, nullptr, funcAddresses);
+        roundTrip(bytes, base, funcAddresses);
+    }
     return 0;
 }
