@@ -1,9 +1,9 @@
 #include "btforge/dwarf/DwarfConversion.h"
 
+#include "../dedup/TypeLabel.h"
+
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
-
-#include "../dedup/TypeLabel.h"
 
 #include <algorithm>
 #include <dwarf.h>
@@ -17,6 +17,18 @@ namespace {
 
 using ir::TypeId;
 
+// A base written by an encoder that nests arrays has an ARRAY of ARRAY; one that flattens has none
+// (and a base without multi-dimensional arrays says nothing: flatten, as pahole, whose kernels
+// are the bases met in practice).
+ArrayShape arrayShapeOf(const ir::TypeGraph& base) {
+    for (TypeId id = 1; id < base.endId(); ++id) {
+        if (base.kind(id) == ir::Kind::Array &&
+            base.kind(base.getAs<ir::ArrayType>(id).elemType) == ir::Kind::Array)
+            return ArrayShape::Nested;
+    }
+    return ArrayShape::Flattened;
+}
+
 // Units merge in any order (whichever worker finishes first); the merger orders the result by
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
@@ -25,9 +37,12 @@ public:
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
                  const DwarfConversionOptions& options, DwarfConversionReport& report)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          merger_(base), appended_(base),
+          arrays_(base ? arrayShapeOf(*base) : ArrayShape::Nested), merger_(base), appended_(base),
           appendedObservations_(options.dedup ? 0 : reader.unitCount()),
-          observations_(reader.unitCount()), errors_(reader.unitCount()) {}
+          observations_(reader.unitCount()), errors_(reader.unitCount()) {
+        if (base)
+            indexBaseDefinitions(*base);
+    }
 
     Expected<void> run() {
         std::vector<size_t> partial, complete;
@@ -76,13 +91,12 @@ private:
             std::lock_guard lock(mutex_);
             ++report_.unitsExcluded;
         } else {
-            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index));
+            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index), arrays_);
             reader_.releaseUnit(index);
             // Most definitions are of static inline functions with no symbol: nothing can
             // attach to them, and keeping them until the end would only cost memory.
-            mapped.observations.retainFunctions([&](const FunctionObservation& f) {
-                return !elf_.functionsNamed(f.name).empty();
-            });
+            mapped.observations.retainFunctions(
+                [&](const FunctionObservation& f) { return !elf_.functionsNamed(f.name).empty(); });
             mergeUnit(index, mapped);
         }
         session_.progress.advance(1);
@@ -110,16 +124,51 @@ private:
                   [](const UnitDies& a, const UnitDies& b) { return a.unitOffset < b.unitOffset; });
         for (size_t k = 1; k < units.size(); ++k)
             units[0].append(units[k]);
-        MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()));
+        MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()), arrays_);
         for (size_t i : partial)
             reader_.releaseUnit(i);
         mergeUnit(partial.front(), mapped);
+    }
+
+    // A module's units often only declare a struct the base defines (`struct pid_namespace;`):
+    // the declaration means the base's struct when the base has one struct of that name, as
+    // libbpf's dedup decides. Otherwise every type reaching the declaration would differ from
+    // its base twin and be repeated.
+    void indexBaseDefinitions(const ir::TypeGraph& base) {
+        for (TypeId id = 1; id < base.endId(); ++id) {
+            const ir::Kind kind = base.kind(id);
+            if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || base.name(id).empty())
+                continue;
+            auto [it, added] = baseDefinitions_.try_emplace(
+                definitionKey(kind == ir::Kind::Union, base.name(id)), id);
+            if (!added)
+                it->second = ir::kVoidType; // two of one name: the declaration stays
+        }
+    }
+    static std::string definitionKey(bool isUnion, std::string_view name) {
+        return (isUnion ? "u:" : "s:") + std::string(name);
+    }
+    void resolveDeclarationsToBase(MappedUnit& mapped, std::vector<TypeId>& placeholders) {
+        if (baseDefinitions_.empty())
+            return;
+        const ir::TypeGraph& unit = mapped.graph;
+        for (TypeId id = 1; id < unit.endId(); ++id) {
+            if (unit.kind(id) != ir::Kind::Fwd || mapped.preMapped[id - 1] != kNotPreMapped)
+                continue;
+            auto it = baseDefinitions_.find(
+                definitionKey(unit.getAs<ir::FwdType>(id).isUnion, unit.name(id)));
+            if (it == baseDefinitions_.end() || it->second == ir::kVoidType)
+                continue;
+            placeholders.push_back(id);
+            mapped.preMapped[id - 1] = it->second;
+        }
     }
 
     void mergeUnit(size_t index, MappedUnit& mapped) {
         std::vector<TypeId> placeholders;
         for (const auto& external : mapped.externals)
             placeholders.push_back(external.first);
+        resolveDeclarationsToBase(mapped, placeholders);
         // Hashing the unit needs no lock; only the merge itself is serial.
         auto prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
         std::lock_guard lock(mutex_);
@@ -169,7 +218,8 @@ private:
         auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
         for (TypeId id = 1; id < unit.endId(); ++id) {
             if (mapped.preMapped[id - 1] == kNotPreMapped)
-                appended_.add(dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
+                appended_.add(
+                    dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
         }
         return map;
     }
@@ -179,12 +229,15 @@ private:
     plugin::Session& session_;
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
+    const ArrayShape arrays_;
     std::mutex mutex_;
     dedup::GraphMerger merger_;
     ir::TypeGraph appended_;
     std::vector<UnitObservations> appendedObservations_; // by unit, without dedup
     dedup::detail::ListScratch scratch_;
     std::unordered_map<DieOffset, TypeId> exported_;
+    // Base STRUCTs and UNIONs by definitionKey; void where the base has several of one name.
+    std::unordered_map<std::string, TypeId> baseDefinitions_;
     std::vector<UnitObservations> observations_;
     std::vector<std::optional<Error>> errors_;
 };
@@ -213,8 +266,8 @@ public:
             it->second = graph_.add(proto);
         // Static linkage for all, as pahole writes kernel BTF: what matters to a tracer is the
         // name and the prototype, and tools compare against pahole's output.
-        TypeId func = graph_.add(ir::FuncType{graph_.intern(name), it->second,
-                                              ir::FuncLinkage::Static});
+        TypeId func =
+            graph_.add(ir::FuncType{graph_.intern(name), it->second, ir::FuncLinkage::Static});
         if (withTags) {
             for (const TagObservation& t : obs.tagsOf(f))
                 graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
@@ -292,7 +345,8 @@ void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
             TypeId var = graph.add(ir::VarType{graph.intern(p.var->name), p.var->type,
                                                p.var->external ? ir::VarLinkage::GlobalAllocated
                                                                : ir::VarLinkage::Static});
-            entries.push_back({var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
+            entries.push_back(
+                {var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
             ++report.variables;
         }
         // The section's size would include what BTF does not describe: end at the last variable.
@@ -347,9 +401,15 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
 
 Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {
     static const std::map<std::string, uint16_t, std::less<>> kLanguages = {
-        {"c", DW_LANG_C},         {"c89", DW_LANG_C89},     {"c99", DW_LANG_C99},
-        {"c11", DW_LANG_C11},     {"c++", DW_LANG_C_plus_plus}, {"ada", DW_LANG_Ada83},
-        {"fortran", DW_LANG_Fortran90}, {"go", DW_LANG_Go}, {"rust", DW_LANG_Rust},
+        {"c", DW_LANG_C},
+        {"c89", DW_LANG_C89},
+        {"c99", DW_LANG_C99},
+        {"c11", DW_LANG_C11},
+        {"c++", DW_LANG_C_plus_plus},
+        {"ada", DW_LANG_Ada83},
+        {"fortran", DW_LANG_Fortran90},
+        {"go", DW_LANG_Go},
+        {"rust", DW_LANG_Rust},
         {"asm", DW_LANG_Mips_Assembler}};
     std::vector<uint16_t> codes;
     while (!names.empty()) {
