@@ -284,6 +284,9 @@ Expected<Command> parse(int argc, const char* const* argv) {
         command.action = std::move(*diff);
         return command;
     }
+    if (name == "pahole-compat")
+        return Error::usage(
+            "pahole-compat takes pahole's options alone: 'btforge pahole-compat ARGS'");
     return Error::usage("unknown command '" + name + "' (see 'btforge --help')");
 }
 

@@ -4,6 +4,7 @@
 
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
+#include "btforge/elf/KfuncSets.h"
 
 #include <algorithm>
 #include <dwarf.h>
@@ -133,17 +134,28 @@ private:
     // A module's units often only declare a struct the base defines (`struct pid_namespace;`):
     // the declaration means the base's struct when the base has one struct of that name, as
     // libbpf's dedup decides. Otherwise every type reaching the declaration would differ from
-    // its base twin and be repeated.
+    // its base twin and be repeated. The other way round, the base may only declare a struct the
+    // module defines (vmlinux has `struct kvm_lapic;`, kvm.ko defines it): see
+    // referToBaseDeclarations.
     void indexBaseDefinitions(const ir::TypeGraph& base) {
         for (TypeId id = 1; id < base.endId(); ++id) {
             const ir::Kind kind = base.kind(id);
-            if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || base.name(id).empty())
+            if (base.name(id).empty())
+                continue;
+            if (kind == ir::Kind::Fwd) {
+                baseDeclarations_.try_emplace(
+                    definitionKey(base.getAs<ir::FwdType>(id).isUnion, base.name(id)), id);
+                continue;
+            }
+            if (kind != ir::Kind::Struct && kind != ir::Kind::Union)
                 continue;
             auto [it, added] = baseDefinitions_.try_emplace(
                 definitionKey(kind == ir::Kind::Union, base.name(id)), id);
             if (!added)
                 it->second = ir::kVoidType; // two of one name: the declaration stays
         }
+        std::erase_if(baseDeclarations_,
+                      [&](const auto& entry) { return baseDefinitions_.contains(entry.first); });
     }
     static std::string definitionKey(bool isUnion, std::string_view name) {
         return (isUnion ? "u:" : "s:") + std::string(name);
@@ -164,11 +176,53 @@ private:
         }
     }
 
+    // Where the unit defines a struct the base only declares, the base's types that refer to it
+    // (through pointers, qualifiers, typedefs) have the declaration; the unit's refer to the
+    // definition. They are the same C types, and libbpf's dedup treats a declaration and a
+    // definition of one name as equivalent: so do references here, by pointing the unit's at a
+    // declaration standing for the base's. The definition itself stays, for what needs it whole.
+    void referToBaseDeclarations(MappedUnit& mapped, std::vector<TypeId>& placeholders) {
+        if (baseDeclarations_.empty())
+            return;
+        ir::TypeGraph& unit = mapped.graph;
+        std::unordered_map<TypeId, TypeId> declarationOf; // unit definition -> its declaration
+        const TypeId end = unit.endId();
+        for (TypeId id = 1; id < end; ++id) {
+            const ir::Kind kind = unit.kind(id);
+            if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || unit.name(id).empty())
+                continue;
+            const bool isUnion = kind == ir::Kind::Union;
+            auto it = baseDeclarations_.find(definitionKey(isUnion, unit.name(id)));
+            if (it == baseDeclarations_.end())
+                continue;
+            const TypeId declaration = unit.add(ir::FwdType{unit.nameId(id), isUnion});
+            mapped.preMapped.push_back(it->second);
+            placeholders.push_back(declaration);
+            declarationOf.emplace(id, declaration);
+        }
+        if (declarationOf.empty())
+            return;
+        for (TypeId id = 1; id < end; ++id) {
+            unit.visit(id, [&](const auto& t) {
+                using T = std::decay_t<decltype(t)>;
+                if constexpr (ir::isReferenceKind(T::kKind)) {
+                    auto it = declarationOf.find(t.type);
+                    if (it == declarationOf.end())
+                        return;
+                    T redirected = t;
+                    redirected.type = it->second;
+                    unit.replace(id, redirected);
+                }
+            });
+        }
+    }
+
     void mergeUnit(size_t index, MappedUnit& mapped) {
         std::vector<TypeId> placeholders;
         for (const auto& external : mapped.externals)
             placeholders.push_back(external.first);
         resolveDeclarationsToBase(mapped, placeholders);
+        referToBaseDeclarations(mapped, placeholders);
         // Hashing the unit needs no lock; only the merge itself is serial.
         auto prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
         std::lock_guard lock(mutex_);
@@ -238,6 +292,8 @@ private:
     std::unordered_map<DieOffset, TypeId> exported_;
     // Base STRUCTs and UNIONs by definitionKey; void where the base has several of one name.
     std::unordered_map<std::string, TypeId> baseDefinitions_;
+    // Base FWDs of names the base defines nowhere, by definitionKey.
+    std::unordered_map<std::string, TypeId> baseDeclarations_;
     std::vector<UnitObservations> observations_;
     std::vector<std::optional<Error>> errors_;
 };
@@ -253,8 +309,9 @@ public:
         }
     }
 
-    void emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
-              bool withTags) {
+    // Returns the FUNC's id.
+    TypeId emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
+                bool withTags) {
         params_.clear();
         for (const ParamObservation& p : obs.paramsOf(f))
             params_.push_back({graph_.intern(p.name), p.type});
@@ -272,6 +329,7 @@ public:
             for (const TagObservation& t : obs.tagsOf(f))
                 graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
         }
+        return func;
     }
 
 private:
@@ -286,6 +344,19 @@ private:
     std::unordered_map<std::string, TypeId> protos_;
     std::vector<ir::Param> params_;
 };
+
+// What the kernel's BPF verifier looks for on a kfunc's FUNC: 'bpf_kfunc', and 'bpf_fastcall'
+// for those that keep the caller's registers (KF_FASTCALL).
+void tagKfunc(ir::TypeGraph& graph, TypeId func, std::string_view name,
+              std::span<const elf::Kfunc> kfuncs) {
+    auto it = std::lower_bound(kfuncs.begin(), kfuncs.end(), name,
+                               [](const elf::Kfunc& k, std::string_view n) { return k.name < n; });
+    if (it == kfuncs.end() || it->name != name)
+        return;
+    graph.add(ir::DeclTagType{graph.intern("bpf_kfunc"), func, -1});
+    if (it->flags & elf::kKfuncFastcall)
+        graph.add(ir::DeclTagType{graph.intern("bpf_fastcall"), func, -1});
+}
 
 // Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with
 // global_var, every variable with a static address, one DATASEC per data section.
@@ -384,11 +455,19 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     const UnitObservations& written = options.dedup ? all : appendedIds;
 
     const FeatureSet& features = options.features;
+    std::vector<elf::Kfunc> kfuncs;
+    if (features.has(Feature::DeclTag) && features.has(Feature::DeclTagKfuncs)) {
+        auto found = elf::findKfuncs(elf);
+        if (!found)
+            return std::move(found).error();
+        kfuncs = std::move(*found);
+    }
     FunctionEmitter functions(output);
     for (const FunctionDecision& d : decideFunctions(graph, all, elf, reader, features)) {
         if (d.chosen) {
             const FunctionObservation& f = written.functions[d.chosen - all.functions.data()];
-            functions.emit(d.name, f, written, features.has(Feature::DeclTag));
+            const TypeId func = functions.emit(d.name, f, written, features.has(Feature::DeclTag));
+            tagKfunc(output, func, d.name, kfuncs);
             ++report.functions;
         } else {
             report.skippedFunctions.push_back(
