@@ -299,11 +299,11 @@ private:
 };
 
 // Adds the FUNC_PROTOs, FUNCs and their DECL_TAGs, reusing an identical FUNC_PROTO already in
-// the graph (function pointers of the same signature, or another function's).
+// the graph or its base (function pointers of the same signature, or another function's).
 class FunctionEmitter {
 public:
     explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph) {
-        for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+        for (TypeId id = 1; id < graph.endId(); ++id) {
             if (graph.kind(id) == ir::Kind::FuncProto)
                 protos_.emplace(key(graph.getAs<ir::FuncProtoType>(id)), id);
         }
