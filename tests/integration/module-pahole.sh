@@ -7,7 +7,7 @@
 #    arrays spelt as the base spells them; a type only pahole has must be one it repeated from
 #    the base (libbpf's dedup gives up on some), never one btforge lacks;
 #  - every FUNC only one side has, or that differs, is explained (docs/kernel-build.md);
-#  - -j1 and -j2 give byte-identical output.
+#  - -j1 and -j2 give byte-identical output, and so does the base given as raw BTF.
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1 module=$2
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
@@ -22,6 +22,10 @@ convert 2 "$work/ours.btf"
 convert 1 "$work/j1.btf"
 cmp "$work/ours.btf" "$work/j1.btf" || fail "-j1 output differs from -j2"
 "$BTF_ORACLE" parse "$work/ours.btf" "$vmlinux" || fail "libbpf rejects the output as split BTF"
+# The base as raw BTF (what /sys/kernel/btf/vmlinux is) gives the same output as the ELF.
+"$objcopy" --dump-section .BTF="$work/base.btf" "$vmlinux" "$work/scratch.o"
+"$BTFORGE" --quiet convert -B "$work/base.btf" "$module" -o "$work/raw-base.btf"
+cmp "$work/ours.btf" "$work/raw-base.btf" || fail "a raw BTF base gives another output than the ELF"
 "$BPFTOOL" -B "$vmlinux" btf dump file "$work/ours.btf" > "$work/ours.txt" || fail "bpftool cannot dump it"
 "$BPFTOOL" btf dump file "$vmlinux" > "$work/base.txt"
 readelf -sW "$module" > "$work/symbols.txt"
