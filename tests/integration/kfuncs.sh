@@ -7,7 +7,9 @@
 #    component_idx -1, and 'bpf_fastcall' exactly when its flags have KF_FASTCALL (1 << 12);
 #    no other FUNC has either tag;
 #  - without the feature there is none of them;
-#  - libbpf parses the output and the kernel accepts it (when it is not split).
+#  - libbpf parses the output and the kernel accepts it (when it is not split);
+#  - a set cut short by the end of .BTF_ids is one error line naming the file and the symbol, and
+#    no output.
 source "$(dirname "$0")/lib.sh"
 input=$1 base=${2:-}
 require_file "$input"
@@ -73,4 +75,21 @@ diff "$work/want-fastcall" "$work/fastcall-tags" || fail "bpf_fastcall tags diff
     --features var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func
 "$BPFTOOL" "${bpftool_base[@]}" btf dump file "$work/off.btf" |
     grep -qE "DECL_TAG '(bpf_kfunc|bpf_fastcall)'" && fail "kfunc tags without decl_tag_kfuncs"
+cc=$(command -v gcc || command -v clang-19 || true)
+if [ -n "$cc" ]; then
+    cat > "$work/cut.c" <<'EOF2'
+long f(long a) { return a + 1; }
+asm(".pushsection .BTF_ids,\"a\"\n__BTF_ID__set8__cut_short:\n.long 0\n"
+    ".size __BTF_ID__set8__cut_short, 4\n.popsection\n");
+EOF2
+    "$cc" -g -c -o "$work/cut.o" "$work/cut.c"
+    set +e
+    "$BTFORGE" --quiet convert "$work/cut.o" -o "$work/cut.btf" 2> "$work/cut.err"
+    status=$?
+    set -e
+    [ "$status" = 1 ] && [ "$(wc -l < "$work/cut.err")" = 1 ] &&
+        grep -q "cut.o: .BTF_ids: symbol __BTF_ID__set8__cut_short" "$work/cut.err" &&
+        [ ! -e "$work/cut.btf" ] || fail "a cut-short set: exit $status, '$(cat "$work/cut.err")'"
+    echo "a cut-short set: $(cat "$work/cut.err")"
+fi
 echo "kfunc tags match the .BTF_ids sets"
