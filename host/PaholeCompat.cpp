@@ -10,6 +10,23 @@
 namespace btforge::host {
 namespace {
 
+constexpr const char* kUsage =
+    R"(usage: pahole -J [OPTIONS] FILE     (btforge pahole-compat: pahole's BTF encoding, by btforge)
+
+  -J, --btf_encode                  write .BTF into FILE (btforge convert --in-place)
+  --btf_encode_detached=OUT         write raw BTF to OUT instead
+  --btf_base=BASE                   split BTF over BASE (vmlinux for a module)
+  -j[N], --jobs[=N]                 N threads (default: one per CPU)
+  --btf_features=LIST               these features (pahole's names; unknown ones ignored)
+  --btf_features_strict=LIST        the same, unknown ones refused
+  --lang_exclude=LANGS              skip compile units of these languages
+  --btf_gen_floats, --btf_gen_optimized, --btf_gen_all, --btf_encode_force,
+  --skip_encoding_btf_{vars,decl_tag,type_tag,enum64,inconsistent_proto}, --reproducible_build
+                                    pahole's switches, without --btf_features
+  --version                         the pahole version implemented
+See docs/kernel-build.md.
+)";
+
 Error compatError(const std::string& message) {
     return Error::usage("pahole-compat: " + message);
 }
@@ -109,6 +126,8 @@ Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string
         };
         if (arg == "--version")
             return PaholeTranslation(std::string(kPaholeCompatVersion) + "\n");
+        if (arg == "--help" || arg == "-h")
+            return PaholeTranslation(std::string(kUsage));
         if (arg == "-J" || arg == "--btf_encode") {
             encode = true;
         } else if (auto file = value("--btf_encode_detached")) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # pahole-compat.sh program ELF | kernel VMLINUX | module VMLINUX MODULE
 # `btforge pahole-compat ARGS` and a `pahole` link to btforge, as kernel builds call them:
+#  - `pahole --help` describes the options;
 #  - `pahole --version`, parsed as the kernel's scripts/pahole-version.sh parses it, is a number
 #    the kernel accepts (>= 116 for BTF at all; >= 119 split BTF, >= 125 the flags below);
 #  - each pahole argument list writes, with --btf_encode_detached, byte for byte what the
@@ -26,6 +27,8 @@ require_file "$input" "fetch it with scripts/fetch-debian-kernel.sh"
 mkdir "$work/bin"
 ln -s "$BTFORGE" "$work/bin/pahole"
 pahole() { PATH="$work/bin:$PATH" command pahole "$@"; }
+
+pahole --help | grep -q -- "--btf_encode_detached" || fail "pahole --help lacks the options"
 
 # --- --version, as scripts/pahole-version.sh reads it ---
 version=$(pahole --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
