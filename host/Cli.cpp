@@ -1,9 +1,12 @@
 #include "Cli.h"
 
+#include "PaholeCompat.h"
+
 #include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 
 namespace btforge::host {
@@ -19,6 +22,7 @@ commands:
   dump INPUT             print INPUT's types as 'bpftool btf dump file' does (--json: as -j)
   diff A B               compare the types of A and B by meaning, ids aside (exit 1: different)
   plugins                list the plugins found, and the ones that failed to load
+  pahole-compat ARGS     encode BTF as 'pahole ARGS' does (kernel builds; also as a 'pahole' link)
 
 'btforge COMMAND --help' describes a command's options.
 )";
@@ -28,8 +32,8 @@ po::options_description globalOptions() {
     d.add_options()("help,h", "show help")("version,V", "show the version")(
         "plugin-dir", po::value<std::vector<std::string>>()->composing(),
         "also look for plugins in DIR (repeatable; searched first)")(
-        "jobs,j", po::value<unsigned>(), "worker threads (default: one per CPU)")(
-        "quiet,q", "no progress or warnings on stderr");
+        "jobs,j", po::value<unsigned>(),
+        "worker threads (default: one per CPU)")("quiet,q", "no progress or warnings on stderr");
     return d;
 }
 
@@ -94,7 +98,8 @@ po::options_description diffOptions() {
         ("compare only these kinds, comma-separated: " + matchedKindNames()).c_str());
     add("max", po::value<int64_t>(), "list at most N differences (all are counted)");
     add("strict-fwd", "a FWD differs from the STRUCT or UNION it declares, in references too");
-    add("flatten-arrays", "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
+    add("flatten-arrays",
+        "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
     return d;
 }
 
@@ -227,8 +232,8 @@ Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
 Expected<Command> parse(int argc, const char* const* argv) {
     po::options_description global = globalOptions();
     po::options_description hidden;
-    hidden.add_options()("command", po::value<std::string>())(
-        "args", po::value<std::vector<std::string>>());
+    hidden.add_options()("command",
+                         po::value<std::string>())("args", po::value<std::vector<std::string>>());
     po::options_description all;
     all.add(global).add(hidden);
     po::positional_options_description positional;
@@ -264,7 +269,8 @@ Expected<Command> parse(int argc, const char* const* argv) {
         return Error::usage("missing COMMAND (see 'btforge --help')");
     }
     std::string name = vm["command"].as<std::string>();
-    std::vector<std::string> args = po::collect_unrecognized(parsed.options, po::include_positional);
+    std::vector<std::string> args =
+        po::collect_unrecognized(parsed.options, po::include_positional);
     args.erase(args.begin()); // the command itself
 
     if (name == "plugins") {
@@ -279,9 +285,10 @@ Expected<Command> parse(int argc, const char* const* argv) {
     if (name == "convert" || name == "dump") {
         if (vm.count("help")) {
             command.action = InfoCommand{
-                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                               : helpText("convert INPUT -o OUT [-f LOADER] [-t EMITTER] [-B BASE]",
-                                          convertOptions())};
+                name == "dump"
+                    ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                    : helpText("convert INPUT -o OUT [-f LOADER] [-t EMITTER] [-B BASE]",
+                               convertOptions())};
             return command;
         }
         auto conversion = parseConversion(name, args);
@@ -294,7 +301,8 @@ Expected<Command> parse(int argc, const char* const* argv) {
         if (vm.count("help")) {
             command.action = InfoCommand{helpText(
                 "diff A B [-f LOADER] [--from-a LOADER] [--from-b LOADER] [-B BASE] [--json]\n"
-                "                    [--kinds K1,K2,...] [--max N] [--strict-fwd] [--flatten-arrays]\n\n"
+                "                    [--kinds K1,K2,...] [--max N] [--strict-fwd] "
+                "[--flatten-arrays]\n\n"
                 "Compares the types of A and B by kind, name and meaning, whatever their ids.\n"
                 "Exit status: 0 equal, 1 different, 2 error",
                 diffOptions())};
@@ -306,13 +314,34 @@ Expected<Command> parse(int argc, const char* const* argv) {
         command.action = std::move(*diff);
         return command;
     }
+    if (name == "pahole-compat")
+        return Error::usage(
+            "pahole-compat takes pahole's options alone: 'btforge pahole-compat ARGS'");
     return Error::usage("unknown command '" + name + "' (see 'btforge --help')");
+}
+
+// pahole's arguments run as the btforge command they translate to.
+Expected<Command> parsePahole(const char* program, const std::vector<std::string>& args) {
+    std::vector<std::string> warnings;
+    auto translated = translatePaholeArguments(args, warnings);
+    if (!translated)
+        return std::move(translated).error();
+    for (const std::string& warning : warnings)
+        std::fprintf(stderr, "btforge: warning: %s\n", warning.c_str());
+    if (auto* text = std::get_if<std::string>(&*translated))
+        return Command{{}, InfoCommand{*text}};
+    std::vector<const char*> argv{program};
+    for (const std::string& arg : std::get<std::vector<std::string>>(*translated))
+        argv.push_back(arg.c_str());
+    return parse(static_cast<int>(argv.size()), argv.data());
 }
 
 } // namespace
 
 Expected<Command> parseCommandLine(int argc, const char* const* argv) {
     try {
+        if (std::vector<std::string> paholeArgs; isPaholeInvocation(argc, argv, paholeArgs))
+            return parsePahole(argv[0], paholeArgs);
         return parse(argc, argv);
     } catch (const po::error& e) {
         return Error::usage(e.what());

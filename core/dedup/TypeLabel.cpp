@@ -46,7 +46,9 @@ template <typename Sink> void describe(const ir::TypeGraph& g, ir::TypeId id, Si
             sink.ref(t.indexType);
         } else if constexpr (requires { t.members; }) {
             sink.number(t.size);
-            sink.number(t.kindFlag);
+            // Not kindFlag: BTF encoders set it on any struct with bitfields (pahole) or only
+            // when writing (btforge), and it changes no member's meaning. Types read from a base
+            // must meet the same types mapped from DWARF.
             sink.number(t.members.size());
             for (const ir::Member& m : t.members) {
                 text(m.name);

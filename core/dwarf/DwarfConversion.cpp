@@ -5,6 +5,7 @@
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dedup/GraphMerger.h"
 #include "btforge/dwarf/FunctionMerger.h"
+#include "btforge/elf/KfuncSets.h"
 #include "btforge/ir/FunctionAppender.h"
 
 #include <algorithm>
@@ -19,6 +20,18 @@ namespace {
 
 using ir::TypeId;
 
+// A base written by an encoder that nests arrays has an ARRAY of ARRAY; one that flattens has none
+// (and a base without multi-dimensional arrays says nothing: flatten, as pahole, whose kernels
+// are the bases met in practice).
+ArrayShape arrayShapeOf(const ir::TypeGraph& base) {
+    for (TypeId id = 1; id < base.endId(); ++id) {
+        if (base.kind(id) == ir::Kind::Array &&
+            base.kind(base.getAs<ir::ArrayType>(id).elemType) == ir::Kind::Array)
+            return ArrayShape::Nested;
+    }
+    return ArrayShape::Flattened;
+}
+
 // Units merge in any order (whichever worker finishes first); the merger orders the result by
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
@@ -27,9 +40,12 @@ public:
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
                  const DwarfConversionOptions& options, DwarfConversionReport& report)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          merger_(base), appended_(base),
+          arrays_(base ? arrayShapeOf(*base) : ArrayShape::Nested), merger_(base), appended_(base),
           appendedObservations_(options.dedup ? 0 : reader.unitCount()),
-          observations_(reader.unitCount()), errors_(reader.unitCount()) {}
+          observations_(reader.unitCount()), errors_(reader.unitCount()) {
+        if (base)
+            indexBaseDefinitions(*base);
+    }
 
     Expected<void> run() {
         std::vector<size_t> partial, complete;
@@ -78,13 +94,12 @@ private:
             std::lock_guard lock(mutex_);
             ++report_.unitsExcluded;
         } else {
-            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index));
+            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index), arrays_);
             reader_.releaseUnit(index);
             // Most definitions are of static inline functions with no symbol: nothing can
             // attach to them, and keeping them until the end would only cost memory.
-            mapped.observations.retainFunctions([&](const FunctionObservation& f) {
-                return !elf_.functionsNamed(f.name).empty();
-            });
+            mapped.observations.retainFunctions(
+                [&](const FunctionObservation& f) { return !elf_.functionsNamed(f.name).empty(); });
             mergeUnit(index, mapped);
         }
         session_.progress.advance(1);
@@ -112,16 +127,104 @@ private:
                   [](const UnitDies& a, const UnitDies& b) { return a.unitOffset < b.unitOffset; });
         for (size_t k = 1; k < units.size(); ++k)
             units[0].append(units[k]);
-        MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()));
+        MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()), arrays_);
         for (size_t i : partial)
             reader_.releaseUnit(i);
         mergeUnit(partial.front(), mapped);
+    }
+
+    // A module's units often only declare a struct the base defines (`struct pid_namespace;`):
+    // the declaration means the base's struct when the base has one struct of that name, as
+    // libbpf's dedup decides. Otherwise every type reaching the declaration would differ from
+    // its base twin and be repeated. The other way round, the base may only declare a struct the
+    // module defines (vmlinux has `struct kvm_lapic;`, kvm.ko defines it): see
+    // referToBaseDeclarations.
+    void indexBaseDefinitions(const ir::TypeGraph& base) {
+        for (TypeId id = 1; id < base.endId(); ++id) {
+            const ir::Kind kind = base.kind(id);
+            if (base.name(id).empty())
+                continue;
+            if (kind == ir::Kind::Fwd) {
+                baseDeclarations_.try_emplace(
+                    definitionKey(base.getAs<ir::FwdType>(id).isUnion, base.name(id)), id);
+                continue;
+            }
+            if (kind != ir::Kind::Struct && kind != ir::Kind::Union)
+                continue;
+            auto [it, added] = baseDefinitions_.try_emplace(
+                definitionKey(kind == ir::Kind::Union, base.name(id)), id);
+            if (!added)
+                it->second = ir::kVoidType; // two of one name: the declaration stays
+        }
+        std::erase_if(baseDeclarations_,
+                      [&](const auto& entry) { return baseDefinitions_.contains(entry.first); });
+    }
+    static std::string definitionKey(bool isUnion, std::string_view name) {
+        return (isUnion ? "u:" : "s:") + std::string(name);
+    }
+    void resolveDeclarationsToBase(MappedUnit& mapped, std::vector<TypeId>& placeholders) {
+        if (baseDefinitions_.empty())
+            return;
+        const ir::TypeGraph& unit = mapped.graph;
+        for (TypeId id = 1; id < unit.endId(); ++id) {
+            if (unit.kind(id) != ir::Kind::Fwd || mapped.preMapped[id - 1] != kNotPreMapped)
+                continue;
+            auto it = baseDefinitions_.find(
+                definitionKey(unit.getAs<ir::FwdType>(id).isUnion, unit.name(id)));
+            if (it == baseDefinitions_.end() || it->second == ir::kVoidType)
+                continue;
+            placeholders.push_back(id);
+            mapped.preMapped[id - 1] = it->second;
+        }
+    }
+
+    // Where the unit defines a struct the base only declares, the base's types that refer to it
+    // (through pointers, qualifiers, typedefs) have the declaration; the unit's refer to the
+    // definition. They are the same C types, and libbpf's dedup treats a declaration and a
+    // definition of one name as equivalent: so do references here, by pointing the unit's at a
+    // declaration standing for the base's. The definition itself stays, for what needs it whole.
+    void referToBaseDeclarations(MappedUnit& mapped, std::vector<TypeId>& placeholders) {
+        if (baseDeclarations_.empty())
+            return;
+        ir::TypeGraph& unit = mapped.graph;
+        std::unordered_map<TypeId, TypeId> declarationOf; // unit definition -> its declaration
+        const TypeId end = unit.endId();
+        for (TypeId id = 1; id < end; ++id) {
+            const ir::Kind kind = unit.kind(id);
+            if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || unit.name(id).empty())
+                continue;
+            const bool isUnion = kind == ir::Kind::Union;
+            auto it = baseDeclarations_.find(definitionKey(isUnion, unit.name(id)));
+            if (it == baseDeclarations_.end())
+                continue;
+            const TypeId declaration = unit.add(ir::FwdType{unit.nameId(id), isUnion});
+            mapped.preMapped.push_back(it->second);
+            placeholders.push_back(declaration);
+            declarationOf.emplace(id, declaration);
+        }
+        if (declarationOf.empty())
+            return;
+        for (TypeId id = 1; id < end; ++id) {
+            unit.visit(id, [&](const auto& t) {
+                using T = std::decay_t<decltype(t)>;
+                if constexpr (ir::isReferenceKind(T::kKind)) {
+                    auto it = declarationOf.find(t.type);
+                    if (it == declarationOf.end())
+                        return;
+                    T redirected = t;
+                    redirected.type = it->second;
+                    unit.replace(id, redirected);
+                }
+            });
+        }
     }
 
     void mergeUnit(size_t index, MappedUnit& mapped) {
         std::vector<TypeId> placeholders;
         for (const auto& external : mapped.externals)
             placeholders.push_back(external.first);
+        resolveDeclarationsToBase(mapped, placeholders);
+        referToBaseDeclarations(mapped, placeholders);
         // Hashing the unit needs no lock; only the merge itself is serial.
         auto prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
         std::lock_guard lock(mutex_);
@@ -171,7 +274,8 @@ private:
         auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
         for (TypeId id = 1; id < unit.endId(); ++id) {
             if (mapped.preMapped[id - 1] == kNotPreMapped)
-                appended_.add(dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
+                appended_.add(
+                    dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
         }
         return map;
     }
@@ -181,18 +285,23 @@ private:
     plugin::Session& session_;
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
+    const ArrayShape arrays_;
     std::mutex mutex_;
     dedup::GraphMerger merger_;
     ir::TypeGraph appended_;
     std::vector<UnitObservations> appendedObservations_; // by unit, without dedup
     dedup::detail::ListScratch scratch_;
     std::unordered_map<DieOffset, TypeId> exported_;
+    // Base STRUCTs and UNIONs by definitionKey; void where the base has several of one name.
+    std::unordered_map<std::string, TypeId> baseDefinitions_;
+    // Base FWDs of names the base defines nowhere, by definitionKey.
+    std::unordered_map<std::string, TypeId> baseDeclarations_;
     std::vector<UnitObservations> observations_;
     std::vector<std::optional<Error>> errors_;
 };
 
 // Adds the FUNC_PROTOs, FUNCs and their DECL_TAGs, reusing an identical FUNC_PROTO already in
-// the graph (function pointers of the same signature, or another function's).
+// the graph or its base (function pointers of the same signature, or another function's).
 class FunctionEmitter {
 public:
     explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph), appender_(graph) {}
@@ -221,15 +330,28 @@ private:
     std::vector<ir::Param> params_;
 };
 
+// What the kernel's BPF verifier looks for on a kfunc's FUNC: 'bpf_kfunc', and 'bpf_fastcall'
+// for those that keep the caller's registers (KF_FASTCALL).
+void tagKfunc(ir::TypeGraph& graph, TypeId func, std::string_view name,
+              std::span<const elf::Kfunc> kfuncs) {
+    auto it = std::lower_bound(kfuncs.begin(), kfuncs.end(), name,
+                               [](const elf::Kfunc& k, std::string_view n) { return k.name < n; });
+    if (it == kfuncs.end() || it->name != name)
+        return;
+    graph.add(ir::DeclTagType{graph.intern("bpf_kfunc"), func, -1});
+    if (it->flags & elf::kKfuncFastcall)
+        graph.add(ir::DeclTagType{graph.intern("bpf_fastcall"), func, -1});
+}
+
 // Decides and emits the functions: per name for standard BTF; per address for the extension,
 // with its markers (btf/FuncAddrExtension.h) and addresses relative to the base symbol.
 class FunctionPlacer {
 public:
     FunctionPlacer(ir::TypeGraph& output, const UnitObservations& all,
                    const UnitObservations& written, const DwarfConversionOptions& options,
-                   DwarfConversionReport& report)
-        : output_(output), all_(all), written_(written), options_(options), report_(report),
-          emitter_(output) {}
+                   std::span<const elf::Kfunc> kfuncs, DwarfConversionReport& report)
+        : output_(output), all_(all), written_(written), options_(options), kfuncs_(kfuncs),
+          report_(report), emitter_(output) {}
 
     void standard(std::span<const FunctionDecision> decisions) {
         for (const FunctionDecision& d : decisions) {
@@ -279,7 +401,10 @@ private:
     TypeId emit(const FunctionDecision& d, std::optional<uint64_t> address) {
         const FunctionObservation& f = written_.functions[d.chosen - all_.functions.data()];
         ++report_.functions;
-        return emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag), address);
+        TypeId func =
+            emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag), address);
+        tagKfunc(output_, func, d.name, kfuncs_);
+        return func;
     }
     void skip(const FunctionDecision& d, std::optional<uint64_t> address) {
         report_.skippedFunctions.push_back(
@@ -293,19 +418,30 @@ private:
     const UnitObservations& all_;
     const UnitObservations& written_;
     const DwarfConversionOptions& options_;
+    std::span<const elf::Kfunc> kfuncs_;
     DwarfConversionReport& report_;
     FunctionEmitter emitter_;
     bool baseMarked_ = false;
 };
 
-void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const UnitObservations& all,
-                   const UnitObservations& written, const elf::ElfSymbolTable& elf,
-                   const UnitReader& reader, const DwarfConversionOptions& options,
-                   DwarfConversionReport& report) {
-    FunctionPlacer placer(output, all, written, options, report);
+Expected<void> emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph,
+                             const UnitObservations& all, const UnitObservations& written,
+                             const elf::ElfSymbolTable& elf, const UnitReader& reader,
+                             const DwarfConversionOptions& options,
+                             DwarfConversionReport& report) {
+    std::vector<elf::Kfunc> kfuncs;
+    if (options.features.has(Feature::DeclTag) && options.features.has(Feature::DeclTagKfuncs)) {
+        auto found = elf::findKfuncs(elf);
+        if (!found)
+            return std::move(found).error();
+        kfuncs = std::move(*found);
+    }
+    FunctionPlacer placer(output, all, written, options, kfuncs, report);
     auto standard = decideFunctions(graph, all, elf, reader, options.features);
-    if (options.functions == FunctionGranularity::PerName)
-        return placer.standard(standard);
+    if (options.functions == FunctionGranularity::PerName) {
+        placer.standard(standard);
+        return {};
+    }
     // A relocatable file's symbol values are offsets into their sections already.
     std::optional<uint64_t> base;
     if (!options.addressBase.empty() && !elf.isRelocatable())
@@ -316,6 +452,7 @@ void emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph, const Unit
         base ? std::optional<std::string_view>(options.addressBase) : std::nullopt,
         elf.isRelocatable());
     placer.perAddress(standard, perAddress, base, marker);
+    return {};
 }
 
 // Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with
@@ -376,7 +513,8 @@ void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
             TypeId var = graph.add(ir::VarType{graph.intern(p.var->name), p.var->type,
                                                p.var->external ? ir::VarLinkage::GlobalAllocated
                                                                : ir::VarLinkage::Static});
-            entries.push_back({var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
+            entries.push_back(
+                {var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
             ++report.variables;
         }
         // The section's size would include what BTF does not describe: end at the last variable.
@@ -413,16 +551,24 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     ir::TypeGraph& output = options.dedup ? graph : pipeline.appended();
     const UnitObservations& written = options.dedup ? all : appendedIds;
 
-    emitFunctions(output, graph, all, written, elf, reader, options, report);
+    if (auto emitted = emitFunctions(output, graph, all, written, elf, reader, options, report);
+        !emitted)
+        return std::move(emitted).error();
     emitVariables(output, written, elf, reader, options.features, report);
     return std::move(output);
 }
 
 Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {
     static const std::map<std::string, uint16_t, std::less<>> kLanguages = {
-        {"c", DW_LANG_C},         {"c89", DW_LANG_C89},     {"c99", DW_LANG_C99},
-        {"c11", DW_LANG_C11},     {"c++", DW_LANG_C_plus_plus}, {"ada", DW_LANG_Ada83},
-        {"fortran", DW_LANG_Fortran90}, {"go", DW_LANG_Go}, {"rust", DW_LANG_Rust},
+        {"c", DW_LANG_C},
+        {"c89", DW_LANG_C89},
+        {"c99", DW_LANG_C99},
+        {"c11", DW_LANG_C11},
+        {"c++", DW_LANG_C_plus_plus},
+        {"ada", DW_LANG_Ada83},
+        {"fortran", DW_LANG_Fortran90},
+        {"go", DW_LANG_Go},
+        {"rust", DW_LANG_Rust},
         {"asm", DW_LANG_Mips_Assembler}};
     std::vector<uint16_t> codes;
     while (!names.empty()) {

@@ -66,7 +66,8 @@ bool isAnnotation(const Die& die) {
 
 class Mapper {
 public:
-    Mapper(const UnitDies& unit, uint32_t unitOrder) : unit_(unit), unitOrder_(unitOrder) {}
+    Mapper(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays)
+        : unit_(unit), unitOrder_(unitOrder), arrays_(arrays) {}
 
     MappedUnit run() {
         const size_t n = unit_.dies.size();
@@ -196,7 +197,8 @@ private:
     template <typename Fn> void forEachChild(uint32_t index, Fn&& fn) const {
         if (index == kNoIndex)
             return;
-        for (uint32_t c = unit_.dies[index].firstChild; c != kNoIndex; c = unit_.dies[c].nextSibling)
+        for (uint32_t c = unit_.dies[index].firstChild; c != kNoIndex;
+             c = unit_.dies[c].nextSibling)
             fn(c, unit_.dies[c]);
     }
 
@@ -283,7 +285,8 @@ private:
             break;
         }
         uint64_t bits = die.has(kHasBitSize) ? die.bitSize : die.byteSize * 8;
-        return ir::IntType{name, size, encoding, 0, static_cast<uint8_t>(std::min<uint64_t>(bits, 128))};
+        return ir::IntType{name, size, encoding, 0,
+                           static_cast<uint8_t>(std::min<uint64_t>(bits, 128))};
     }
 
     // clang puts btf_type_tag annotations under the pointer: they tag the pointee, in order.
@@ -337,8 +340,8 @@ private:
         ir::Member m;
         m.name = identifier(die.name);
         m.type = resolve(die.type);
-        uint64_t bitOffset = die.has(kHasDataBitOffset) ? die.dataBitOffset
-                                                         : die.dataMemberLocation * 8;
+        uint64_t bitOffset =
+            die.has(kHasDataBitOffset) ? die.dataBitOffset : die.dataMemberLocation * 8;
         if (die.has(kHasBitSize)) {
             m.bitfieldSize = static_cast<uint32_t>(die.bitSize);
             if (die.has(kHasBitOffset)) {
@@ -375,11 +378,13 @@ private:
 
     TypeId arrayIndexType() {
         if (indexType_ == ir::kVoidType)
-            indexType_ = out_.graph.add(ir::IntType{intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
+            indexType_ =
+                out_.graph.add(ir::IntType{intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
         return indexType_;
     }
 
-    // int m[3][4] is ARRAY(3) of ARRAY(4) of int: one ARRAY per subrange, outermost first.
+    // int m[3][4] is ARRAY(3) of ARRAY(4) of int: one ARRAY per subrange, outermost first; or,
+    // flattened, ARRAY(12) of int.
     void fillArray(uint32_t index, TypeId id) {
         std::vector<uint32_t> counts;
         forEachChild(index, [&](uint32_t, const Die& child) {
@@ -395,6 +400,12 @@ private:
         });
         if (counts.empty())
             counts.push_back(0);
+        if (arrays_ == ArrayShape::Flattened) {
+            uint64_t total = 1;
+            for (uint32_t count : counts)
+                total = std::min<uint64_t>(total * count, UINT32_MAX);
+            counts.assign(1, static_cast<uint32_t>(total));
+        }
         TypeId element = resolve(unit_.dies[index].type);
         TypeId indexType = arrayIndexType();
         for (size_t d = counts.size(); d-- > 1;)
@@ -410,7 +421,8 @@ private:
             else if (child.tag == DW_TAG_unspecified_parameters)
                 params_.push_back({ir::kNoName, ir::kVoidType});
         });
-        out_.graph.replace(id, ir::FuncProtoType{ir::kNoName, resolve(unit_.dies[index].type), params_});
+        out_.graph.replace(
+            id, ir::FuncProtoType{ir::kNoName, resolve(unit_.dies[index].type), params_});
     }
 
     // --- functions ---
@@ -426,7 +438,8 @@ private:
             return {};
         }
         bool any(DieFlag flag) const {
-            return std::any_of(chain.begin(), chain.end(), [&](const Die* d) { return d->has(flag); });
+            return std::any_of(chain.begin(), chain.end(),
+                               [&](const Die* d) { return d->has(flag); });
         }
         DieOffset returnType() const {
             for (const Die* d : chain) {
@@ -523,7 +536,8 @@ private:
         // Parameters as this DIE lists them; a concrete instance points each back at the
         // abstract one, whose position is the declared one.
         const Die* abstract = f.chain.size() > 1 ? f.chain[1] : nullptr;
-        std::vector<uint32_t> declared = abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
+        std::vector<uint32_t> declared =
+            abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
         std::vector<uint32_t> params = formalParameters(die);
         bool checkRegisters = !unit_.isClang();
         bool anyStruct = false;
@@ -543,7 +557,8 @@ private:
             po.type = resolve(type);
             anyStruct |= isStructType(type);
             if (origin) {
-                auto it = std::find(declared.begin(), declared.end(), unit_.indexOf(origin->offset));
+                auto it =
+                    std::find(declared.begin(), declared.end(), unit_.indexOf(origin->offset));
                 if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
                     fo.facts |= kFunctionReorderedParams;
             }
@@ -600,7 +615,8 @@ private:
 
     // --- variables ---
     bool isFileScope(const Die& die) const {
-        return die.parent == 0 || (die.parent != kNoIndex && unit_.dies[die.parent].tag == DW_TAG_namespace);
+        return die.parent == 0 ||
+               (die.parent != kNoIndex && unit_.dies[die.parent].tag == DW_TAG_namespace);
     }
 
     void observeVariable(uint32_t index) {
@@ -614,7 +630,9 @@ private:
             return;
         const Die* declaration = dieAt(die.specification);
         VariableObservation vo;
-        vo.name = !die.name.empty() ? die.name : declaration ? declaration->name : std::string_view();
+        vo.name = !die.name.empty() ? die.name
+                  : declaration     ? declaration->name
+                                    : std::string_view();
         if (vo.name.empty())
             return;
         vo.name = out_.observations.text.store(vo.name);
@@ -644,6 +662,7 @@ private:
 
     const UnitDies& unit_;
     uint32_t unitOrder_;
+    ArrayShape arrays_;
     MappedUnit out_;
     std::vector<TypeId> dieType_;
     std::vector<Shape> shape_;
@@ -657,7 +676,9 @@ private:
 
 } // namespace
 
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder) { return Mapper(unit, unitOrder).run(); }
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays) {
+    return Mapper(unit, unitOrder, arrays).run();
+}
 
 void UnitDies::clear() {
     unitOffset = 0;

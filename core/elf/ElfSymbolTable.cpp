@@ -1,8 +1,9 @@
 #include "btforge/elf/ElfSymbolTable.h"
 
-#include <algorithm>
 #include <gelf.h>
 #include <libelf.h>
+
+#include <algorithm>
 #include <tuple>
 
 namespace btforge::elf {
@@ -25,7 +26,8 @@ std::string_view stripCompilerSuffix(std::string_view symbolName) {
     return dot == std::string_view::npos || dot == 0 ? symbolName : symbolName.substr(0, dot);
 }
 
-Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
+Expected<std::shared_ptr<const ElfSymbolTable>>
+ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     elf_version(EV_CURRENT);
     auto image = file->bytes();
     const std::string& fileName = file->path();
@@ -43,6 +45,7 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
     auto table = std::make_shared<ElfSymbolTable>();
     table->file_ = file;
     table->relocatable_ = ehdr.e_type == ET_REL;
+    table->bigEndian_ = ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
     Elf_Scn* symtab = nullptr;
     GElf_Shdr symtabHeader{};
     for (Elf_Scn* scn = elf_nextscn(e.get(), nullptr); scn; scn = elf_nextscn(e.get(), scn)) {
@@ -83,7 +86,9 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
             continue;
         bool global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
         int type = GELF_ST_TYPE(sym.st_info);
-        if (type == STT_FUNC) {
+        if (std::string_view(name).starts_with("__BTF_ID__")) {
+            table->btfIds_.push_back({name, sym.st_value, sym.st_size, sym.st_shndx, global});
+        } else if (type == STT_FUNC) {
             // Split-off pieces of a function (foo.cold, foo.part.0) are not entry points: a
             // tracer attaches to the function they belong to.
             std::string_view full(name);
@@ -100,7 +105,8 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
         }
     }
     auto byNameAddress = [](const ElfFunction& a, const ElfFunction& b) {
-        return std::tie(a.name, a.address, a.symbolName) < std::tie(b.name, b.address, b.symbolName);
+        return std::tie(a.name, a.address, a.symbolName) <
+               std::tie(b.name, b.address, b.symbolName);
     };
     std::sort(table->functions_.begin(), table->functions_.end(), byNameAddress);
     auto bySectionAddress = [](const ElfObject& a, const ElfObject& b) {
@@ -111,13 +117,13 @@ Expected<std::shared_ptr<const ElfSymbolTable>> ElfSymbolTable::read(std::shared
               [](const ElfObject& a, const ElfObject& b) {
                   return std::tie(a.name, a.address) < std::tie(b.name, b.address);
               });
+    std::sort(table->btfIds_.begin(), table->btfIds_.end(), bySectionAddress);
     return std::shared_ptr<const ElfSymbolTable>(std::move(table));
 }
 
 std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view name) const {
     auto range = std::equal_range(
-        functions_.begin(), functions_.end(), name,
-        [](const auto& a, const auto& b) {
+        functions_.begin(), functions_.end(), name, [](const auto& a, const auto& b) {
             if constexpr (std::is_same_v<std::decay_t<decltype(a)>, ElfFunction>)
                 return a.name < b;
             else

@@ -3,7 +3,7 @@
 namespace btforge::ir {
 
 FunctionAppender::FunctionAppender(TypeGraph& graph) : graph_(graph) {
-    for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+    for (TypeId id = 1; id < graph.endId(); ++id) {
         if (graph.kind(id) == Kind::FuncProto) {
             auto p = graph.getAs<FuncProtoType>(id);
             protos_.emplace(key(p.returnType, p.params), id);

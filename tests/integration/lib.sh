@@ -17,3 +17,12 @@ skip() {
 require_file() {
     [ -r "$1" ] || skip "$1 is not here${2:+ ($2)}"
 }
+# Fails unless the kernel accepts the BTF file (BPF_BTF_LOAD); passes when it cannot be asked.
+require_kernel_accepts() {
+    local verdict
+    set +e
+    "$BTF_ORACLE" load "$1"
+    verdict=$?
+    set -e
+    [ "$verdict" = 0 ] || [ "$verdict" = "$SKIP" ] || fail "the kernel rejects $1"
+}

@@ -674,3 +674,21 @@ TEST_CASE("GraphMerger: lists longer than a storage chunk") {
     CHECK(result.graph.str(big.members[4321].name) == "m4321");
     CHECK(big.members[4999].bitOffset == 4999 * 32);
 }
+
+TEST_CASE("GraphMerger: a struct's BTF kind_flag does not keep it from its base twin") {
+    // pahole sets kind_flag on every struct with bitfields; a struct mapped from DWARF leaves it
+    // to the writer. Same members, same type.
+    auto withBitfield = [](Unit& u, bool kindFlag) {
+        TypeId i = u.integer("int");
+        std::vector<Member> members{{u.n("a"), i, 0, 3}, {u.n("b"), i, 3, 5}};
+        return u.g.add(StructType{u.n("s"), 4, members, kindFlag});
+    };
+    Unit b;
+    TypeId baseStruct = withBitfield(b, true);
+    auto base = std::make_shared<const TypeGraph>(std::move(b.g));
+    Unit u;
+    TypeId s = withBitfield(u, false);
+    GraphMerger merger(base);
+    CHECK(merger.merge(u.g, 0)[s - 1] == baseStruct);
+    CHECK(std::move(merger).finish().graph.ownCount() == 0);
+}

@@ -1,9 +1,11 @@
 // What a DIE means in BTF terms, on units written out by hand (the shapes compilers emit).
-#include "btforge/Features.h"
 #include "btforge/dwarf/UnitMapper.h"
+
+#include "btforge/Features.h"
 #include "btforge/support/TextArena.h"
 
 #include <doctest/doctest.h>
+
 #include <dwarf.h>
 
 using namespace btforge;
@@ -101,7 +103,8 @@ TEST_CASE("base types, pointers, typedefs and qualifiers map to their BTF kinds"
     CHECK(intView.size == 4);
     CHECK(intView.bits == 32);
     CHECK(intView.encoding == ir::int_encoding::kSigned);
-    CHECK(g.getAs<ir::IntType>(find(g, ir::Kind::Int, "_Bool")).encoding == ir::int_encoding::kBool);
+    CHECK(g.getAs<ir::IntType>(find(g, ir::Kind::Int, "_Bool")).encoding ==
+          ir::int_encoding::kBool);
     CHECK(g.getAs<ir::FloatType>(find(g, ir::Kind::Float, "double")).size == 8);
     ir::TypeId c = find(g, ir::Kind::Const);
     CHECK(g.target(c) == i);
@@ -180,7 +183,10 @@ TEST_CASE("enums: signedness from the values, 64-bit ones as ENUM64") {
     CHECK(wide.values[0].value == 0xffffffffffffffffull);
 }
 
-TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have no elements") {
+namespace {
+
+// char m[3][4] and a flexible char f[].
+UnitBuilder arrayUnit() {
     UnitBuilder b;
     Die& chr = sized(b.add(DW_TAG_base_type, "char"), 1);
     chr.encoding = DW_ATE_signed_char;
@@ -194,26 +200,46 @@ TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have 
     d1.bound = 4; // count
     d1.flags |= kHasCount;
     b.close();
-    DieOffset matrix = b.offsetOf(1);
     b.add(DW_TAG_array_type).type = charType;
     b.open();
     b.add(DW_TAG_subrange_type); // no bound: a flexible array member
     b.close();
-    (void)matrix;
+    return b;
+}
 
-    MappedUnit m = mapUnit(b.unit, 0);
-    const ir::TypeGraph& g = m.graph;
+std::vector<ir::ArrayType> arraysOf(const ir::TypeGraph& g) {
     std::vector<ir::ArrayType> arrays;
     for (ir::TypeId id = g.firstId(); id < g.endId(); ++id) {
         if (g.kind(id) == ir::Kind::Array)
             arrays.push_back(g.getAs<ir::ArrayType>(id));
     }
+    return arrays;
+}
+
+} // namespace
+
+TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have no elements") {
+    UnitBuilder b = arrayUnit();
+    MappedUnit m = mapUnit(b.unit, 0);
+    const ir::TypeGraph& g = m.graph;
+    std::vector<ir::ArrayType> arrays = arraysOf(g);
     REQUIRE(arrays.size() == 3);
     CHECK(arrays[0].count == 3);
     REQUIRE(g.kind(arrays[0].elemType) == ir::Kind::Array);
     CHECK(g.getAs<ir::ArrayType>(arrays[0].elemType).count == 4);
     CHECK(arrays[1].count == 0);
     CHECK(g.name(arrays[0].indexType) == "int");
+}
+
+TEST_CASE("flattened, a multi-dimensional array is one ARRAY of all its elements") {
+    UnitBuilder b = arrayUnit();
+    MappedUnit m = mapUnit(b.unit, 0, ArrayShape::Flattened);
+    const ir::TypeGraph& g = m.graph;
+    std::vector<ir::ArrayType> arrays = arraysOf(g);
+    REQUIRE(arrays.size() == 2);
+    CHECK(arrays[0].count == 12);
+    CHECK(g.kind(arrays[0].elemType) == ir::Kind::Int);
+    CHECK(arrays[1].count == 0);
 }
 
 TEST_CASE("type tags under a pointer tag the pointee; decl tags name their component") {

@@ -48,6 +48,9 @@ struct DwarfConversionReport {
     uint32_t variables = 0;
 };
 
+// Multi-dimensional arrays are nested, unless the base flattens them (it has multi-dimensional
+// arrays only as one ARRAY, as pahole writes them): then they are flattened too, so the unit's
+// types are found in the base instead of being repeated.
 Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTable& elf,
                                      std::shared_ptr<const ir::TypeGraph> base,
                                      plugin::Session& session,

@@ -40,8 +40,14 @@ struct MappedUnit {
 // True for the tags of DIEs that are types (base, pointer, struct, typedef, array, ...).
 bool isTypeDie(uint16_t tag);
 
+// How a multi-dimensional array becomes BTF: int m[3][4] as ARRAY 3 of ARRAY 4 of int (Nested,
+// as LLVM writes it), or as one ARRAY of 12 (Flattened, as pahole writes it: a module's types must
+// be spelt as its base spells them to be found there).
+enum class ArrayShape : uint8_t { Nested, Flattened };
+
 // `unitOrder` is the unit's position in the input; it orders everything made from it.
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder);
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder,
+                   ArrayShape arrays = ArrayShape::Nested);
 
 // The DWARF register numbers x86-64 passes the first integer arguments in (rdi, rsi, rdx, rcx,
 // r8, r9), which a parameter's entry location is checked against.

@@ -50,6 +50,7 @@ public:
     static Expected<std::shared_ptr<const ElfSymbolTable>> read(std::shared_ptr<MappedFile> file);
 
     bool isRelocatable() const { return relocatable_; } // ET_REL: addresses are section-relative
+    bool isBigEndian() const { return bigEndian_; }
     const std::string& fileName() const { return file_->path(); }
 
     // Every function symbol with this (stripped) name, by address; several for a name that
@@ -58,6 +59,8 @@ public:
     std::span<const ElfFunction> functions() const { return functions_; }
     // Data symbols of one section, by address.
     std::span<const ElfObject> objectsIn(uint32_t section) const;
+    // The kernel's `__BTF_ID__*` symbols (untyped labels in .BTF_ids), by section and address.
+    std::span<const ElfObject> btfIdSymbols() const { return btfIds_; }
     const ElfSection* section(std::string_view name) const;
     const ElfSection* section(uint32_t index) const;
     std::span<const ElfSection> sections() const { return sections_; }
@@ -72,11 +75,13 @@ public:
 private:
     std::shared_ptr<MappedFile> file_;
     bool relocatable_ = false;
+    bool bigEndian_ = false;
     std::vector<ElfSection> sections_;
     std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes
     std::vector<ElfFunction> functions_; // sorted by (name, address)
     std::vector<ElfObject> objects_;     // sorted by (section, address)
     std::vector<ElfObject> labels_;      // STT_NOTYPE symbols, sorted by (name, address)
+    std::vector<ElfObject> btfIds_;      // sorted by (section, address)
 };
 
 } // namespace btforge::elf

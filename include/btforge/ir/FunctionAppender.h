@@ -14,7 +14,7 @@ namespace btforge::ir {
 
 class FunctionAppender {
 public:
-    // Indexes the FUNC_PROTOs the graph already has, so they are reused.
+    // Indexes the FUNC_PROTOs the graph and its base already have, so they are reused.
     explicit FunctionAppender(TypeGraph& graph);
 
     // The id of a FUNC_PROTO with this prototype (parameter names included), added if new.

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# pahole-compat.sh program ELF | kernel VMLINUX | module VMLINUX MODULE
+# `btforge pahole-compat ARGS` and a `pahole` link to btforge, as kernel builds call them:
+#  - `pahole --help` describes the options;
+#  - `pahole --version`, parsed as the kernel's scripts/pahole-version.sh parses it, is a number
+#    the kernel accepts (>= 116 for BTF at all; >= 119 split BTF, >= 125 the flags below);
+#  - each pahole argument list writes, with --btf_encode_detached, byte for byte what the
+#    btforge convert command written here next to it writes (pahole's defaults and switches
+#    spelt out by hand, from pahole's manual: without --btf_features, variables, decl and type
+#    tags and ENUM64 only, floats with --btf_gen_floats, every language unless --lang_exclude);
+#  - bad arguments are refused with a usage error naming them, and write nothing;
+#  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place): run when
+#    this btforge has --in-place;
+#  - kernel: the kernel accepts what a kernel build's flags make of vmlinux.
+source "$(dirname "$0")/lib.sh"
+mode=$1
+shift
+case "$mode" in
+program) input=$1 base="" ;;
+kernel) input=$1 base="" ;;
+module) base=$1 input=$2 ;;
+*) fail "unknown mode $mode" ;;
+esac
+require_file "$input" "fetch it with scripts/fetch-debian-kernel.sh"
+[ -z "$base" ] || require_file "$base"
+
+mkdir "$work/bin"
+ln -s "$BTFORGE" "$work/bin/pahole"
+pahole() { PATH="$work/bin:$PATH" command pahole "$@"; }
+
+pahole --help | grep -q -- "--btf_encode_detached" || fail "pahole --help lacks the options"
+
+# --- --version, as scripts/pahole-version.sh reads it ---
+version=$(pahole --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
+[[ $version =~ ^[0-9]+$ ]] && [ "$version" -ge 125 ] || fail "pahole --version gives '$version'"
+[ "$("$BTFORGE" pahole-compat --version)" = "$(pahole --version)" ] || fail "the two --version differ"
+echo "pahole --version -> $(pahole --version) -> $version"
+
+# --- argument translation: each row is 'pahole args' and 'the equivalent convert args' ---
+row=0
+same() { # "pahole args" "convert args" (INPUT, BASE and the output file are added)
+    row=$((row + 1))
+    local b=() cb=()
+    [ -z "$base" ] || b=(--btf_base "$base") cb=(-B "$base")
+    # shellcheck disable=SC2086
+    pahole $1 "${b[@]}" --btf_encode_detached="$work/p$row.btf" "$input" ||
+        fail "pahole $1 failed"
+    eval '"$BTFORGE" --quiet convert "$input" "${cb[@]}" -o "$work/c$row.btf"' "$2"
+    cmp "$work/p$row.btf" "$work/c$row.btf" || fail "pahole $1 differs from convert $2"
+    echo "  pahole $1 == btforge convert $2 ($(stat -c %s "$work/c$row.btf") bytes)"
+}
+legacy=var,decl_tag,type_tag,enum64
+echo "argument translation:"
+if [ "$mode" = kernel ]; then
+    # The flags a 6.1 kernel's scripts/pahole-flags.sh passes pahole 1.24. (With pahole >= 1.25
+    # it adds --skip_encoding_btf_inconsistent_proto --btf_gen_optimized: then the features are
+    # btforge's defaults but for encode_force and decl_tag_kfuncs, which change nothing on 6.1.)
+    same "-J -j --btf_gen_floats --lang_exclude=rust" "--features $legacy,float --lang-exclude rust"
+    "$BTF_ORACLE" parse "$work/p1.btf" || fail "libbpf rejects the output"
+    require_kernel_accepts "$work/p1.btf"
+    echo "a 6.1 kernel build's pahole flags give the convert output they mean; the kernel accepts it"
+    exit 0
+fi
+same "-J" "--features $legacy --lang-exclude ''"
+same "-J -j --btf_gen_floats --lang_exclude=rust" "--features $legacy,float --lang-exclude rust"
+same "-J -j2 --btf_gen_floats --lang_exclude rust --skip_encoding_btf_vars --skip_encoding_btf_decl_tag" \
+    "--features type_tag,enum64,float --lang-exclude rust"
+same "-J --btf_gen_all" "--features all --lang-exclude ''"
+same "-J --jobs=3 --btf_features=default --lang_exclude=rust" "--lang-exclude rust"
+same "-J --btf_features=encode_force,var,float,no_such_feature --reproducible_build" \
+    "--features encode_force,var,float --lang-exclude ''"
+same "-J --btf_features_strict=decl_tag,var --btf_features=global_var" \
+    "--features decl_tag,var,global_var --lang-exclude ''"
+
+# --- refusals: usage errors (exit 2) naming the problem, no output ---
+refused() { # expected-message pahole-args...
+    local message=$1
+    shift
+    set +e
+    pahole "$@" > "$work/refused.out" 2>&1
+    local status=$?
+    set -e
+    [ "$status" = 2 ] || fail "pahole $* exits $status, not 2"
+    grep -qF -- "$message" "$work/refused.out" || fail "pahole $*: '$(cat "$work/refused.out")' lacks '$message'"
+    [ ! -e "$work/refused.btf" ] || fail "pahole $* wrote output"
+    echo "  refused: pahole $* -> $(cat "$work/refused.out")"
+}
+echo "refusals:"
+refused "'--no_such_option'" -J --no_such_option --btf_encode_detached="$work/refused.btf" "$input"
+refused "'no_such_feature'" -J --btf_features_strict=var,no_such_feature \
+    --btf_encode_detached="$work/refused.btf" "$input"
+refused "-J or --btf_encode_detached" "$input"
+refused "more than one input" -J --btf_encode_detached="$work/refused.btf" "$input" "$input"
+refused "-jx" -J -jx --btf_encode_detached="$work/refused.btf" "$input"
+
+# --- -J: .BTF into the ELF itself (convert --in-place) ---
+if [ "$mode" = program ]; then
+    if "$BTFORGE" convert --help | grep -q -- '--in-place'; then
+        cp "$input" "$work/elf"
+        pahole -J --btf_gen_floats "$work/elf" || fail "pahole -J failed"
+        objcopy=$(command -v objcopy || command -v llvm-objcopy-19)
+        "$objcopy" --dump-section .BTF="$work/elf.btf" "$work/elf" "$work/scratch.o"
+        "$BTFORGE" --quiet convert "$input" -o "$work/want.btf" --features "$legacy,float" \
+            --lang-exclude ""
+        cmp "$work/elf.btf" "$work/want.btf" || fail "pahole -J wrote another .BTF than convert"
+        echo "  pahole -J wrote the .BTF convert writes into a copy of the ELF"
+    else
+        echo "  (this btforge has no convert --in-place: pahole -J into the ELF not run)"
+    fi
+fi
+echo "pahole-compat: $row argument lists equal to their convert commands, refusals clear"
