@@ -31,7 +31,10 @@ Error compatError(const std::string& message) {
     return Error::usage("pahole-compat: " + message);
 }
 
-// pahole's legacy switches (before --btf_features), by what they do to the feature set.
+// pahole's legacy switches (before --btf_features), by what they do to the feature set. They
+// start from btforge's defaults (pahole's `default` set), not from pahole's legacy set: a build
+// that passes only old switches (a 6.1 kernel's) then gets the BTF `btforge convert` writes, with
+// functions checked for consistency, rather than FUNCs whose prototypes may be wrong.
 struct LegacySwitch {
     std::string_view option;
     Feature feature;
@@ -47,15 +50,6 @@ constexpr LegacySwitch kLegacySwitches[] = {
     {"--skip_encoding_btf_type_tag", Feature::TypeTag, false},
     {"--skip_encoding_btf_enum64", Feature::Enum64, false},
 };
-
-// Without --btf_features, pahole encodes variables, decl and type tags and ENUM64; floats,
-// optimized and consistent functions only when asked.
-FeatureSet legacyDefaults() {
-    FeatureSet set;
-    for (Feature f : {Feature::Var, Feature::DeclTag, Feature::TypeTag, Feature::Enum64})
-        set.set(f);
-    return set;
-}
 
 std::string featureList(const FeatureSet& set) {
     std::string list;
@@ -112,7 +106,7 @@ Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string
     bool encode = false;
     std::optional<std::string> detached, base, jobs, languages, input;
     std::optional<FeatureSet> features; // from --btf_features, which replaces the legacy set
-    FeatureSet legacy = legacyDefaults();
+    FeatureSet legacy = FeatureSet::defaults();
 
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];

@@ -5,9 +5,9 @@
 #  - `pahole --version`, parsed as the kernel's scripts/pahole-version.sh parses it, is a number
 #    the kernel accepts (>= 116 for BTF at all; >= 119 split BTF, >= 125 the flags below);
 #  - each pahole argument list writes, with --btf_encode_detached, byte for byte what the
-#    btforge convert command written here next to it writes (pahole's defaults and switches
-#    spelt out by hand, from pahole's manual: without --btf_features, variables, decl and type
-#    tags and ENUM64 only, floats with --btf_gen_floats, every language unless --lang_exclude);
+#    btforge convert command written here next to it writes (switches spelt out by hand from
+#    pahole's manual; without --btf_features the set is btforge's default, which is pahole's
+#    `default`, and the legacy switches remove from it; every language unless --lang_exclude);
 #  - bad arguments are refused with a usage error naming them, and write nothing;
 #  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place): run when
 #    this btforge has --in-place;
@@ -49,22 +49,19 @@ same() { # "pahole args" "convert args" (INPUT, BASE and the output file are add
     cmp "$work/p$row.btf" "$work/c$row.btf" || fail "pahole $1 differs from convert $2"
     echo "  pahole $1 == btforge convert $2 ($(stat -c %s "$work/c$row.btf") bytes)"
 }
-legacy=var,decl_tag,type_tag,enum64
 echo "argument translation:"
 if [ "$mode" = kernel ]; then
-    # The flags a 6.1 kernel's scripts/pahole-flags.sh passes pahole 1.24. (With pahole >= 1.25
-    # it adds --skip_encoding_btf_inconsistent_proto --btf_gen_optimized: then the features are
-    # btforge's defaults but for encode_force and decl_tag_kfuncs, which change nothing on 6.1.)
-    same "-J -j --btf_gen_floats --lang_exclude=rust" "--features $legacy,float --lang-exclude rust"
+    # The flags a 6.1 kernel's scripts/pahole-flags.sh passes pahole 1.24: plain convert.
+    same "-J -j --btf_gen_floats --lang_exclude=rust" ""
     "$BTF_ORACLE" parse "$work/p1.btf" || fail "libbpf rejects the output"
     require_kernel_accepts "$work/p1.btf"
     echo "a 6.1 kernel build's pahole flags give the convert output they mean; the kernel accepts it"
     exit 0
 fi
-same "-J" "--features $legacy --lang-exclude ''"
-same "-J -j --btf_gen_floats --lang_exclude=rust" "--features $legacy,float --lang-exclude rust"
-same "-J -j2 --btf_gen_floats --lang_exclude rust --skip_encoding_btf_vars --skip_encoding_btf_decl_tag" \
-    "--features type_tag,enum64,float --lang-exclude rust"
+same "-J" "--lang-exclude ''"
+same "-J -j --btf_gen_floats --lang_exclude=rust" ""
+same "-J -j2 --lang_exclude rust --skip_encoding_btf_vars --skip_encoding_btf_decl_tag" \
+    "--features encode_force,float,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs"
 same "-J --btf_gen_all" "--features all --lang-exclude ''"
 same "-J --jobs=3 --btf_features=default --lang_exclude=rust" "--lang-exclude rust"
 same "-J --btf_features=encode_force,var,float,no_such_feature --reproducible_build" \
@@ -100,8 +97,7 @@ if [ "$mode" = program ]; then
         pahole -J --btf_gen_floats "$work/elf" || fail "pahole -J failed"
         objcopy=$(command -v objcopy || command -v llvm-objcopy-19)
         "$objcopy" --dump-section .BTF="$work/elf.btf" "$work/elf" "$work/scratch.o"
-        "$BTFORGE" --quiet convert "$input" -o "$work/want.btf" --features "$legacy,float" \
-            --lang-exclude ""
+        "$BTFORGE" --quiet convert "$input" -o "$work/want.btf" --lang-exclude ""
         cmp "$work/elf.btf" "$work/want.btf" || fail "pahole -J wrote another .BTF than convert"
         echo "  pahole -J wrote the .BTF convert writes into a copy of the ELF"
     else
