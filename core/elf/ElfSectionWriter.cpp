@@ -141,7 +141,13 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
     if (target && headers[*target].sh_type != SHT_NOBITS)
         dropped.push_back(
             {headers[*target].sh_offset, headers[*target].sh_offset + headers[*target].sh_size});
-    dropped.push_back({namesHeader.sh_offset, namesHeader.sh_offset + namesHeader.sh_size});
+    // The name table moves behind the new contents when it must grow, and when it lies after the
+    // old contents: then a later rewrite finds old contents, names and header table together at
+    // the end and can leave all three out.
+    const bool moveNames =
+        !nameAt || (target && namesHeader.sh_offset > headers[*target].sh_offset);
+    if (moveNames)
+        dropped.push_back({namesHeader.sh_offset, namesHeader.sh_offset + namesHeader.sh_size});
     uint64_t keptEnd = ehdr.e_phoff + segments * uint64_t(ehdr.e_phentsize);
     keptEnd = std::max<uint64_t>(keptEnd, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr));
     for (size_t i = 0; i < segments; ++i) {
@@ -152,7 +158,7 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
     }
     for (size_t i = 1; i < count; ++i) {
         const GElf_Shdr& s = headers[i];
-        if (s.sh_type != SHT_NOBITS && i != target && i != namesIndex)
+        if (s.sh_type != SHT_NOBITS && i != target && !(moveNames && i == namesIndex))
             keptEnd = std::max(keptEnd, s.sh_offset + s.sh_size);
     }
     // Leave out the tail only when it holds nothing but the dropped parts and their padding.
@@ -173,18 +179,19 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
 
     const uint64_t contentsAt = alignUp(tail, 8);
     uint64_t end = contentsAt + contents.size();
-    // The name table always moves behind the contents, so that a later rewrite finds the old
-    // contents, names and header table together at the end and can leave all three out.
-    std::vector<std::byte> newNames(names.begin(), names.end());
-    if (!nameAt) {
-        nameAt = static_cast<uint32_t>(newNames.size());
-        for (char c : name)
-            newNames.push_back(static_cast<std::byte>(c));
-        newNames.push_back(std::byte{0});
+    std::vector<std::byte> newNames;
+    if (moveNames) {
+        newNames.assign(names.begin(), names.end());
+        if (!nameAt) {
+            nameAt = static_cast<uint32_t>(newNames.size());
+            for (char c : name)
+                newNames.push_back(static_cast<std::byte>(c));
+            newNames.push_back(std::byte{0});
+        }
+        headers[namesIndex].sh_offset = end;
+        headers[namesIndex].sh_size = newNames.size();
+        end += newNames.size();
     }
-    headers[namesIndex].sh_offset = end;
-    headers[namesIndex].sh_size = newNames.size();
-    end += newNames.size();
     if (target) {
         GElf_Shdr& s = headers[*target];
         s.sh_type = SHT_PROGBITS;

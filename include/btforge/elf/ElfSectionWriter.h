@@ -1,12 +1,12 @@
 // A copy of an ELF file with one section's contents added or replaced (the .BTF a BTF encoder
 // writes into vmlinux and modules), every other section's bytes and file offsets unchanged.
 //
-// Layout: the input's bytes are copied as they are; the new contents, a copy of the section name
-// table (with the name added when it has no string ending in it) and a new section header table
-// follow. The old copies of those three become unreferenced; when they are all the input ends
-// with (the usual layout, and always so in a file written this way), they are left out, so
-// rewriting a file again does not grow it. Anything else after them (a module signature) is kept;
-// an old copy elsewhere stays as unreferenced bytes.
+// Layout: the input's bytes are copied as they are; the new contents and a new section header
+// table follow, and a copy of the section name table when the name must be added to it (or when
+// it lay after the old contents). Old copies become unreferenced; when they are all the input
+// ends with (the usual layout, and always so in a file written this way), they are left out, so
+// rewriting a file again does not grow it. Anything else after them (a module signature) is
+// kept; an old copy elsewhere stays as unreferenced bytes. No other section moves.
 #pragma once
 
 #include "btforge/support/Error.h"
