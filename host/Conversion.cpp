@@ -129,8 +129,6 @@ Expected<void> writeIntoElf(const ConversionRequest& request, const std::string&
     auto input = MappedFile::open(inputPath);
     if (!input)
         return std::move(input).error();
-    if (!elf::looksLikeElf(input->bytes()))
-        return Error::usage(inputPath + ": --elf and --in-place need an ELF input");
     // Through a symbolic link, the file it names is replaced, not the link.
     std::error_code ec;
     std::string output = std::filesystem::is_symlink(request.output, ec)
@@ -154,6 +152,16 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
     if (!emitterPlugin)
         return std::move(emitterPlugin).error();
+    if (request.intoElf) { // refuse before the work of converting
+        auto input = MappedFile::open(request.source.input);
+        if (!input)
+            return std::move(input).error();
+        if (!elf::looksLikeElf(input->bytes()))
+            return Error::usage(request.source.input + ": --elf and --in-place need an ELF input");
+        if (auto writable = elf::checkSectionWritable(input->bytes(), request.source.input, ".BTF");
+            !writable)
+            return writable;
+    }
     std::string loader;
     auto loaded = loadGraph(registry, request.source, session, &loader);
     if (!loaded)

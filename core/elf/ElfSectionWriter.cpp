@@ -80,19 +80,28 @@ std::optional<uint32_t> findName(std::span<const std::byte> table, const std::st
     return static_cast<uint32_t>(at);
 }
 
-} // namespace
+// The headers of an image that can take `name`, checked.
+struct Layout {
+    GElf_Ehdr ehdr;
+    bool is64 = false;
+    std::vector<GElf_Shdr> headers;
+    std::vector<GElf_Phdr> segments;
+    size_t namesIndex = 0;
+    std::span<const std::byte> names; // the section name table's bytes
+    std::optional<size_t> target;     // the section of that name, if any
+};
 
-Expected<void> writeWithSection(std::span<const std::byte> image, const std::string& fileName,
-                                const std::string& name, std::span<const std::byte> contents,
-                                std::ostream& out) {
+Expected<Layout> inspect(std::span<const std::byte> image, const std::string& fileName,
+                         const std::string& name) {
     auto e = detail::openImage(image);
     if (!e || elf_kind(e.get()) != ELF_K_ELF)
         return Error::badInput(fileName + ": not an ELF file");
-    GElf_Ehdr ehdr;
+    Layout l;
+    GElf_Ehdr& ehdr = l.ehdr;
     if (!gelf_getehdr(e.get(), &ehdr))
         return elfError(fileName, "cannot read the ELF header");
-    const bool is64 = gelf_getclass(e.get()) == ELFCLASS64;
-    const Encoder encoder(is64, ehdr.e_ident[EI_DATA] == ELFDATA2MSB);
+    l.is64 = gelf_getclass(e.get()) == ELFCLASS64;
+    const bool is64 = l.is64;
     size_t count = 0, namesIndex = 0, segments = 0;
     if (elf_getshdrnum(e.get(), &count) != 0 || elf_getshdrstrndx(e.get(), &namesIndex) != 0 ||
         elf_getphdrnum(e.get(), &segments) != 0)
@@ -100,11 +109,11 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
     if (count == 0 || namesIndex == SHN_UNDEF || namesIndex >= count)
         return Error::badInput(fileName + ": has no section name table to add " + name + " to");
     if (ehdr.e_ehsize < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
-        ehdr.e_shentsize != encoder.headerSize())
-        return Error::badInput(fileName + ": unexpected section header size " +
-                               std::to_string(ehdr.e_shentsize));
+        ehdr.e_shentsize != (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
+        return Error::badInput(fileName + ": unexpected ELF or section header size");
 
-    std::vector<GElf_Shdr> headers(count);
+    std::vector<GElf_Shdr>& headers = l.headers;
+    headers.resize(count);
     for (size_t i = 0; i < count; ++i) {
         Elf_Scn* scn = elf_getscn(e.get(), i);
         if (!scn || !gelf_getshdr(scn, &headers[i]))
@@ -116,10 +125,20 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
                                    " extends past the end of the file (offset " + hex(s.sh_offset) +
                                    ")");
     }
+    if (headers[namesIndex].sh_type == SHT_NOBITS)
+        return Error::badInput(fileName + ": the section name table has no bytes");
     const GElf_Shdr& namesHeader = headers[namesIndex];
     auto names = image.subspan(namesHeader.sh_offset, namesHeader.sh_size);
+    for (size_t i = 0; i < segments; ++i) {
+        GElf_Phdr p;
+        if (!gelf_getphdr(e.get(), static_cast<int>(i), &p))
+            return elfError(fileName, "cannot read program header " + std::to_string(i));
+        l.segments.push_back(p);
+    }
+    l.namesIndex = namesIndex;
+    l.names = names;
 
-    std::optional<size_t> target;
+    std::optional<size_t>& target = l.target;
     for (size_t i = 1; i < count && !target; ++i) {
         auto at = headers[i].sh_name;
         if (at < names.size() &&
@@ -133,6 +152,35 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
                                std::to_string(*target) +
                                ") is part of the loaded image (SHF_ALLOC): its size and address "
                                "are fixed by the link; write the BTF with -o and link it in");
+    return l;
+}
+
+} // namespace
+
+Expected<void> checkSectionWritable(std::span<const std::byte> image, const std::string& fileName,
+                                    const std::string& name) {
+    auto layout = inspect(image, fileName, name);
+    if (!layout)
+        return std::move(layout).error();
+    return {};
+}
+
+Expected<void> writeWithSection(std::span<const std::byte> image, const std::string& fileName,
+                                const std::string& name, std::span<const std::byte> contents,
+                                std::ostream& out) {
+    auto layout = inspect(image, fileName, name);
+    if (!layout)
+        return std::move(layout).error();
+    Layout& l = *layout;
+    const GElf_Ehdr& ehdr = l.ehdr;
+    const bool is64 = l.is64;
+    const Encoder encoder(is64, ehdr.e_ident[EI_DATA] == ELFDATA2MSB);
+    std::vector<GElf_Shdr>& headers = l.headers;
+    const size_t count = headers.size();
+    const size_t namesIndex = l.namesIndex;
+    const GElf_Shdr namesHeader = headers[namesIndex];
+    const auto names = l.names;
+    const std::optional<size_t> target = l.target;
     std::optional<uint32_t> nameAt =
         target ? std::optional(headers[*target].sh_name) : findName(names, name);
 
@@ -148,14 +196,10 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
         !nameAt || (target && namesHeader.sh_offset > headers[*target].sh_offset);
     if (moveNames)
         dropped.push_back({namesHeader.sh_offset, namesHeader.sh_offset + namesHeader.sh_size});
-    uint64_t keptEnd = ehdr.e_phoff + segments * uint64_t(ehdr.e_phentsize);
+    uint64_t keptEnd = ehdr.e_phoff + l.segments.size() * uint64_t(ehdr.e_phentsize);
     keptEnd = std::max<uint64_t>(keptEnd, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr));
-    for (size_t i = 0; i < segments; ++i) {
-        GElf_Phdr p;
-        if (!gelf_getphdr(e.get(), static_cast<int>(i), &p))
-            return elfError(fileName, "cannot read program header " + std::to_string(i));
+    for (const GElf_Phdr& p : l.segments)
         keptEnd = std::max(keptEnd, p.p_offset + p.p_filesz);
-    }
     for (size_t i = 1; i < count; ++i) {
         const GElf_Shdr& s = headers[i];
         if (s.sh_type != SHT_NOBITS && i != target && !(moveNames && i == namesIndex))

@@ -27,4 +27,9 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
                                 const std::string& name, std::span<const std::byte> contents,
                                 std::ostream& out);
 
+// The checks writeWithSection makes before writing anything, alone: to refuse an input before
+// the work of converting it.
+Expected<void> checkSectionWritable(std::span<const std::byte> image, const std::string& fileName,
+                                    const std::string& name);
+
 } // namespace btforge::elf
