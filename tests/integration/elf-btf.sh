@@ -35,7 +35,7 @@ bytes_at() { # FILE OFFSET SIZE (hex, as readelf prints them)
 # table (clang's objects share it with the symbol names: .strtab). With tens of thousands of
 # sections, the bytes of every 1009th and of every section over 64 bytes only.
 sections() {
-    local names count
+    local names count index name type addr off size rest hash
     names=$(names_index "$1")
     section_table "$1"
     awk -v names="$names" -v count="$count" '
@@ -52,7 +52,7 @@ sections() {
     done < "$work/selected"
 }
 names_bytes() { # FILE -> the section name table's bytes on stdout
-    local names count
+    local names count index name type addr off size rest
     names=$(names_index "$1")
     section_table "$1"
     while read -r index name type addr off size rest; do
@@ -108,10 +108,10 @@ objects)
 replace)
     cp "$arg" "$work/obj.o"
     readelf -SW "$work/obj.o" | grep -q ' \.BTF\.ext ' || fail "$arg has no .BTF.ext"
-    index=$(readelf -SW "$work/obj.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.BTF .*/\1/p')
+    btf_index=$(readelf -SW "$work/obj.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.BTF .*/\1/p')
     "$BTFORGE" --quiet convert "$work/obj.o" --in-place --features encode_force
     check "$arg" "$work/obj.o" --features encode_force
-    [ "$(readelf -SW "$work/obj.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.BTF .*/\1/p')" = "$index" ] ||
+    [ "$(readelf -SW "$work/obj.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.BTF .*/\1/p')" = "$btf_index" ] ||
         fail ".BTF moved to another index"
     ! "$BPFTOOL" btf dump file "$work/obj.o" | grep -qE '^\[[0-9]+\] (DECL_TAG|TYPE_TAG|ENUM64|FLOAT)' ||
         fail "the replaced .BTF still has kinds the features turned off"
