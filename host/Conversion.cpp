@@ -157,7 +157,7 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
         if (!input)
             return std::move(input).error();
         if (!elf::looksLikeElf(input->bytes()))
-            return Error::usage(request.source.input + ": --elf and --in-place need an ELF input");
+            return Error::badInput(request.source.input + ": not an ELF file (--elf, --in-place)");
         if (auto writable = elf::checkSectionWritable(input->bytes(), request.source.input, ".BTF");
             !writable)
             return writable;
