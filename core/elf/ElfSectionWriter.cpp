@@ -109,6 +109,7 @@ Expected<Layout> inspect(std::span<const std::byte> image, const std::string& fi
     if (count == 0 || namesIndex == SHN_UNDEF || namesIndex >= count)
         return Error::badInput(fileName + ": has no section name table to add " + name + " to");
     if (ehdr.e_ehsize < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
+        ehdr.e_ehsize > image.size() ||
         ehdr.e_shentsize != (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
         return Error::badInput(fileName + ": unexpected ELF or section header size");
 
@@ -197,7 +198,7 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
     if (moveNames)
         dropped.push_back({namesHeader.sh_offset, namesHeader.sh_offset + namesHeader.sh_size});
     uint64_t keptEnd = ehdr.e_phoff + l.segments.size() * uint64_t(ehdr.e_phentsize);
-    keptEnd = std::max<uint64_t>(keptEnd, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr));
+    keptEnd = std::max<uint64_t>(keptEnd, ehdr.e_ehsize);
     for (const GElf_Phdr& p : l.segments)
         keptEnd = std::max(keptEnd, p.p_offset + p.p_filesz);
     for (size_t i = 1; i < count; ++i) {
