@@ -49,7 +49,7 @@ po::options_description convertOptions() {
         "elf", "write OUT as a copy of the ELF INPUT with the BTF as its .BTF section")(
         "in-place", "replace INPUT's .BTF section (or add one), atomically; no -o")(
         "keep", po::value<std::vector<std::string>>()->multitoken()->composing(),
-        "keep only the types these names need (names or comma-separated lists)")(
+        "keep only the types these names need (after INPUT; comma-separated lists too)")(
         "drop", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "drop the types of these names and what only they need");
     return d;

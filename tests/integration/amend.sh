@@ -6,7 +6,8 @@
 #  features INPUT   each of decl_tag, decl_tag_kfuncs, type_tag, enum64, float off alone, then all
 #                   of them: the kinds they name are gone, nothing else changed kind, ENUM64 values
 #                   read back as their low 32 bits, FLOATs as unsigned INTs of their size
-#                   (FEATURE...: only these; "all" for all of them off)
+#                   (FEATURE...: only these; "all" for all of them off); global_var on BTF
+#                   input changes nothing and says why
 #  select INPUT     --keep and --drop on /sys/kernel/btf/vmlinux-like input: bpftool's C rendering
 #                   of a kept struct is the input's, the kept C header compiles, dropping a FUNC
 #                   removes it and only what it alone needed, a still-needed type is refused
@@ -97,6 +98,11 @@ features)
         kernel_accepts "$work/$off.btf"
         echo "without $off: $(grep -c '^\[' "$work/$off.txt") types (input $(grep -c '^\[' "$work/in.txt"))"
     done
+    # global_var cannot add what BTF has no type for: said once, the BTF written as it is.
+    "$BTFORGE" convert "$input" -f btf -o "$work/gv.btf" --features default,global_var 2> "$work/err"
+    grep -q "global_var adds nothing to BTF input" "$work/err" || fail "no word about global_var"
+    "$BTFORGE" --quiet convert "$input" -f btf -o "$work/default.btf"
+    cmp -s "$work/gv.btf" "$work/default.btf" || fail "global_var changed BTF input"
     ;;
 select)
     "$BPFTOOL" btf dump file "$input" format c > "$work/in.h"
