@@ -129,11 +129,15 @@ Expected<void> writeIntoElf(const ConversionRequest& request, const std::string&
     auto input = MappedFile::open(inputPath);
     if (!input)
         return std::move(input).error();
-    // Through a symbolic link, the file it names is replaced, not the link.
+    // Through a symbolic link, the file it names is replaced, not the link (a dangling link is
+    // replaced itself).
     std::error_code ec;
-    std::string output = std::filesystem::is_symlink(request.output, ec)
-                             ? std::filesystem::canonical(request.output, ec).string()
-                             : request.output;
+    std::string output = request.output;
+    if (std::filesystem::is_symlink(output, ec)) {
+        auto target = std::filesystem::canonical(output, ec);
+        if (!ec)
+            output = target.string();
+    }
     struct stat st {};
     if (::stat(inputPath.c_str(), &st) != 0)
         return Error::io(inputPath + ": cannot stat: " + std::strerror(errno));
