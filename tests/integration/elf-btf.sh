@@ -8,7 +8,7 @@
 #  objects SRC        ELF64/ELF32 of both byte orders (x86-64, i386, powerpc, s390x, bpfeb),
 #                     ET_REL, ET_EXEC, ET_DYN, built from SRC/kinds.bpf.c and SRC/sample.c
 #  replace OBJ        a BPF object's .BTF replaced in place (.BTF.ext untouched), twice: the
-#                     file does not grow
+#                     file does not grow; through a symbolic link
 #  xindex SRC         an object with more than 65279 sections (SHN_XINDEX; every section's
 #                     header compared, the bytes of a sample)
 #  failure FILE       --in-place failing midway (full filesystem, read-only directory, no write
@@ -118,6 +118,10 @@ replace)
     size=$(stat -c %s "$work/obj.o")
     "$BTFORGE" --quiet convert "$work/obj.o" --in-place --features encode_force
     [ "$(stat -c %s "$work/obj.o")" = "$size" ] || fail "rewriting in place grew the file"
+    # Through a symbolic link: the file it names is rewritten, the link stays a link.
+    cp "$arg" "$work/real.o" && ln -s real.o "$work/link.o"
+    "$BTFORGE" --quiet convert "$work/link.o" --in-place --features encode_force
+    [ -L "$work/link.o" ] && cmp -s "$work/real.o" "$work/obj.o" || fail "--in-place through a link"
     ;;
 xindex)
     for i in $(seq 1 65300); do echo ".section .s$i,\"a\""; echo ".byte $((i % 256))"; done > "$work/many.s"
