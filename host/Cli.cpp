@@ -54,7 +54,13 @@ po::options_description convertOptions() {
         "functions at several addresses: keep (one FUNC per address, implied by -t "
         "btf-func-addr), merge (to standard BTF), decl-tag (the RFC's address=0x... tags)")(
         "func-addr-base", po::value<std::string>()->default_value("_text"),
-        "FUNC addresses are relative to this symbol when the input has it ('' = absolute)");
+        "FUNC addresses are relative to this symbol when the input has it ('' = absolute)")(
+        "elf", "write OUT as a copy of the ELF INPUT with the BTF as its .BTF section")(
+        "in-place", "replace INPUT's .BTF section (or add one), atomically; no -o")(
+        "keep", po::value<std::vector<std::string>>()->multitoken()->composing(),
+        "keep only the types these names need (after INPUT; comma-separated lists too)")(
+        "drop", po::value<std::vector<std::string>>()->multitoken()->composing(),
+        "drop the types of these names and what only they need");
     return d;
 }
 
@@ -146,10 +152,29 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         request.output = "-";
         return command;
     }
-    if (!vm.count("output"))
+    request.intoElf = vm.count("elf") || vm.count("in-place");
+    if (vm.count("in-place")) {
+        if (vm.count("output"))
+            return Error::usage("convert: --in-place writes INPUT itself; drop -o");
+        request.output = request.source.input;
+    } else if (!vm.count("output")) {
         return Error::usage("convert: missing -o OUT (use '-o -' for standard output)");
-    request.output = vm["output"].as<std::string>();
+    } else {
+        request.output = vm["output"].as<std::string>();
+    }
     request.emitter = vm["to"].as<std::string>();
+    if (request.intoElf && (request.emitter != "btf" || request.output == "-"))
+        return Error::usage("convert: --elf and --in-place write BTF into an ELF file: no -t, no "
+                            "'-o -'");
+    for (auto [option, names] : {std::pair{"keep", &request.keep}, {"drop", &request.drop}}) {
+        for (const std::string& list :
+             optional<std::vector<std::string>>(vm, option).value_or(std::vector<std::string>{})) {
+            auto items = splitList(list);
+            names->insert(names->end(), items.begin(), items.end());
+        }
+    }
+    if (!request.keep.empty() && !request.drop.empty())
+        return Error::usage("convert: --keep and --drop do not go together");
     if (auto features = optional<std::string>(vm, "features"))
         command.options.features = splitList(*features);
     command.options.languageExclude = vm["lang-exclude"].as<std::string>();
@@ -285,10 +310,12 @@ Expected<Command> parse(int argc, const char* const* argv) {
     if (name == "convert" || name == "dump") {
         if (vm.count("help")) {
             command.action = InfoCommand{
-                name == "dump"
-                    ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                    : helpText("convert INPUT -o OUT [-f LOADER] [-t EMITTER] [-B BASE]",
-                               convertOptions())};
+                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                               : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
+                                          "[-t EMITTER] [-B BASE]\n"
+                                          "                       [--features F,...] "
+                                          "[--keep NAME... | --drop NAME...]",
+                                          convertOptions())};
             return command;
         }
         auto conversion = parseConversion(name, args);

@@ -1,7 +1,13 @@
 #include "Conversion.h"
 
+#include "btforge/Features.h"
+#include "btforge/amend/FeatureDowngrade.h"
+#include "btforge/amend/TypeSelection.h"
 #include "btforge/btf/FuncAddrExtension.h"
+#include "btforge/elf/ElfSectionWriter.h"
+#include "btforge/elf/ElfSections.h"
 #include "btforge/support/AtomicFile.h"
+#include "btforge/support/MappedFile.h"
 
 #include <array>
 #include <cerrno>
@@ -9,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <sys/stat.h>
 
 namespace btforge::host {
 namespace {
@@ -90,12 +98,80 @@ void removeStaleOutput(const ConversionRequest& request) {
     fs::remove(request.output, ec);
 }
 
+// Features that are off and --keep/--drop, applied to whatever the loader made, BTF included.
+Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& request,
+                              const std::string& loader, plugin::Session& session) {
+    auto features = FeatureSet::parse(session.options.features);
+    if (!features)
+        return std::move(features).error();
+    if (features->has(Feature::GlobalVar) && loader == "btf")
+        session.diagnostics.warning(
+            request.source.input +
+            ": global_var adds nothing to BTF input: BTF has no type for a variable it has no VAR "
+            "for (read the DWARF instead, -f dwarf)");
+    if (auto downgraded = amend::downgrade(graph, *features))
+        graph = std::move(*downgraded);
+    for (auto [selection, names] : {std::pair{amend::Selection::Keep, &request.keep},
+                                    {amend::Selection::Drop, &request.drop}}) {
+        if (names->empty())
+            continue;
+        auto selected = amend::select(graph, selection, *names);
+        if (!selected)
+            return std::move(selected).error();
+        graph = std::move(*selected);
+    }
+    return graph;
+}
+
+// --elf / --in-place: a copy of the input ELF file with `btf` as its .BTF section, every other
+// section as it was, with the input's permissions.
+Expected<void> writeIntoElf(const ConversionRequest& request, const std::string& btf) {
+    const std::string& inputPath = request.source.input;
+    auto input = MappedFile::open(inputPath);
+    if (!input)
+        return std::move(input).error();
+    // Through a symbolic link, the file it names is replaced, not the link (a dangling link is
+    // replaced itself).
+    std::error_code ec;
+    std::string output = request.output;
+    if (std::filesystem::is_symlink(output, ec)) {
+        auto target = std::filesystem::canonical(output, ec);
+        if (!ec)
+            output = target.string();
+    }
+    struct stat st {};
+    if (::stat(inputPath.c_str(), &st) != 0)
+        return Error::io(inputPath + ": cannot stat: " + std::strerror(errno));
+    auto file = AtomicFile::create(output);
+    if (!file)
+        return std::move(file).error();
+    if (auto written = elf::writeWithSection(input->bytes(), inputPath, ".BTF",
+                                             std::as_bytes(std::span(btf)), file->stream());
+        !written)
+        return written;
+    return file->commit(st.st_mode & 07777);
+}
+
 Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& request,
                        plugin::Session& session) {
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
     if (!emitterPlugin)
         return std::move(emitterPlugin).error();
-    auto graph = loadGraph(registry, request.source, session);
+    if (request.intoElf) { // refuse before the work of converting
+        auto input = MappedFile::open(request.source.input);
+        if (!input)
+            return std::move(input).error();
+        if (!elf::looksLikeElf(input->bytes()))
+            return Error::badInput(request.source.input + ": not an ELF file (--elf, --in-place)");
+        if (auto writable = elf::checkSectionWritable(input->bytes(), request.source.input, ".BTF");
+            !writable)
+            return writable;
+    }
+    std::string loader;
+    auto loaded = loadGraph(registry, request.source, session, &loader);
+    if (!loaded)
+        return std::move(loaded).error();
+    auto graph = amend(std::move(*loaded), request, loader, session);
     if (!graph)
         return std::move(graph).error();
     // The extension's conversions, explicit so that a standard output never silently loses the
@@ -107,6 +183,12 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
 
     auto emitter = (*emitterPlugin)->descriptor->makeEmitter();
     plugin::EmitRequest emit{request.output};
+    if (request.intoElf) {
+        std::ostringstream btf;
+        if (auto written = emitter->emit(*graph, emit, btf, session); !written)
+            return written;
+        return writeIntoElf(request, btf.str());
+    }
     if (request.output == "-") {
         auto written = emitter->emit(*graph, emit, std::cout, session);
         std::cout.flush();
@@ -125,11 +207,13 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
 } // namespace
 
 Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session) {
+                                  plugin::Session& session, std::string* loaderName) {
     auto loaderPlugin = source.loader ? requirePlugin(registry, PluginKind::Loader, *source.loader)
                                       : chooseLoader(registry, source.input);
     if (!loaderPlugin)
         return std::move(loaderPlugin).error();
+    if (loaderName)
+        *loaderName = (*loaderPlugin)->descriptor->name;
 
     plugin::LoadRequest load{source.input, nullptr, ""};
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {

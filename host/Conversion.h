@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace btforge::host {
 
@@ -20,11 +21,18 @@ struct ConversionRequest {
     GraphSource source;
     std::string output = "-"; // "-" is standard output
     std::string emitter = "btf";
+    // --elf: the output is a copy of the input ELF file with the BTF as its .BTF section
+    // (--in-place: output is the input).
+    bool intoElf = false;
+    // --keep / --drop: the names a minimised output is made for (core/amend/TypeSelection).
+    std::vector<std::string> keep;
+    std::vector<std::string> drop;
 };
 
 // Loads one graph as every command does: the loader named or the best bidder, over its base.
+// `loaderName`, when given, receives the name of the loader that read it.
 Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session);
+                                  plugin::Session& session, std::string* loaderName = nullptr);
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session);

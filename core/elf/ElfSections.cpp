@@ -1,22 +1,13 @@
 #include "btforge/elf/ElfSections.h"
 
+#include "ElfImage.h"
+
 #include <cstring>
-#include <gelf.h>
-#include <libelf.h>
-#include <memory>
 
 namespace btforge::elf {
-namespace {
 
-struct ElfCloser {
-    void operator()(Elf* e) const { elf_end(e); }
-};
-
-Error elfError(const std::string& fileName, const std::string& what) {
-    return Error::badInput(fileName + ": " + what + ": " + elf_errmsg(-1));
-}
-
-} // namespace
+using detail::elfError;
+using detail::openImage;
 
 bool looksLikeElf(std::span<const std::byte> head) {
     return head.size() >= 4 && std::memcmp(head.data(), "\x7f"
@@ -41,13 +32,6 @@ Expected<bool> findSection(Elf* e, const std::string& fileName, Visit&& visit) {
             return true;
     }
     return false;
-}
-
-std::unique_ptr<Elf, ElfCloser> openImage(std::span<const std::byte> image) {
-    elf_version(EV_CURRENT);
-    // libelf wants a mutable pointer but only reads an image opened this way.
-    return std::unique_ptr<Elf, ElfCloser>(
-        elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()));
 }
 
 } // namespace

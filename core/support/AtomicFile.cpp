@@ -44,7 +44,7 @@ AtomicFile::~AtomicFile() {
     }
 }
 
-Expected<void> AtomicFile::commit() {
+Expected<void> AtomicFile::commit(std::optional<unsigned> requestedMode) {
     stream_.flush();
     bool written = static_cast<bool>(stream_);
     stream_.close();
@@ -57,7 +57,9 @@ Expected<void> AtomicFile::commit() {
     }
     struct stat st {};
     mode_t mode = 0644;
-    if (::stat(path_.c_str(), &st) == 0)
+    if (requestedMode)
+        mode = *requestedMode;
+    else if (::stat(path_.c_str(), &st) == 0)
         mode = st.st_mode & 07777;
     else {
         mode_t mask = ::umask(0);

@@ -1,5 +1,6 @@
 // The optional parts of an encoding, by pahole's --btf_features names, so build scripts can
-// pass the same words to btforge.
+// pass the same words to btforge. Off, decl_tag, decl_tag_kfuncs, type_tag, enum64 and float
+// also rewrite what any input has, BTF included (btforge/amend/FeatureDowngrade.h).
 #pragma once
 
 #include "btforge/support/Error.h"
@@ -14,10 +15,10 @@ namespace btforge {
 enum class Feature : uint8_t {
     EncodeForce,       // keep going past DWARF the encoder cannot represent
     Var,               // per-CPU variables in DATASEC .data..percpu
-    Float,             // FLOAT kind (otherwise floats become void)
+    Float,             // FLOAT kind (otherwise unsigned INT of the float's size, as pahole)
     DeclTag,           // DECL_TAG from btf_decl_tag annotations
     TypeTag,           // TYPE_TAG from btf_type_tag annotations
-    Enum64,            // ENUM64 kind (otherwise 64-bit enums are truncated to ENUM)
+    Enum64,            // ENUM64 kind (otherwise ENUM with the values' low 32 bits)
     OptimizedFunc,     // functions the compiler specialised (.isra, .constprop) under their name
     ConsistentFunc,    // skip functions whose instances disagree
     DeclTagKfuncs,     // DECL_TAG 'bpf_kfunc' on kfuncs

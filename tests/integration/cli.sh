@@ -28,6 +28,11 @@ expect_status 2 "$BTFORGE" convert "$sample"
 expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" -t no-such-emitter
 grep -q "unknown emitter 'no-such-emitter'" "$work/stderr" || fail "unknown emitter not named"
 expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --no-such-option
+expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --in-place
+expect_status 2 "$BTFORGE" convert "$sample" -o - --elf
+expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --elf -t json
+expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --keep a --drop b
+expect_status 2 "$BTFORGE" convert "$sample" -f btf -o "$work/x" --keep no_such_type
 [ ! -e "$work/x" ] || fail "a usage error left an output file"
 
 # Bad input: exit 1, one line naming the file.

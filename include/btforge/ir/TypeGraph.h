@@ -43,7 +43,8 @@ public:
     bool contains(TypeId id) const { return id < endId(); } // void and the base included
     bool isOwn(TypeId id) const { return id >= firstId_ && id < endId(); }
     const TypeGraph* base() const { return base_.get(); }
-    // For a graph rebuilt from this one over the same base.
+    // For a graph built over the same base (conversions and amending rewrite a split graph's own
+    // types).
     const std::shared_ptr<const TypeGraph>& sharedBase() const { return base_; }
 
     // --- reading ---

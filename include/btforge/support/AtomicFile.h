@@ -6,6 +6,7 @@
 #include "btforge/support/Error.h"
 
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace btforge {
@@ -20,8 +21,9 @@ public:
     ~AtomicFile();
 
     std::ostream& stream() { return stream_; }
-    // Flushes, syncs and renames into place; keeps the permissions of a file it replaces.
-    Expected<void> commit();
+    // Flushes, syncs and renames into place with permissions `mode`; by default those of a file
+    // it replaces, or 0666 less the umask.
+    Expected<void> commit(std::optional<unsigned> mode = std::nullopt);
 
 private:
     AtomicFile(std::string path, std::string tempPath)
