@@ -9,8 +9,7 @@
 #    pahole's manual; without --btf_features the set is btforge's default, which is pahole's
 #    `default`, and the legacy switches remove from it; every language unless --lang_exclude);
 #  - bad arguments are refused with a usage error naming them, and write nothing;
-#  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place): run when
-#    this btforge has --in-place;
+#  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place);
 #  - kernel: the kernel accepts what a kernel build's flags make of vmlinux.
 source "$(dirname "$0")/lib.sh"
 mode=$1
@@ -53,9 +52,16 @@ echo "argument translation:"
 if [ "$mode" = kernel ]; then
     # The flags a 6.1 kernel's scripts/pahole-flags.sh passes pahole 1.24: plain convert.
     same "-J -j --btf_gen_floats --lang_exclude=rust" ""
-    "$BTF_ORACLE" parse "$work/p1.btf" || fail "libbpf rejects the output"
-    require_kernel_accepts "$work/p1.btf"
-    echo "a 6.1 kernel build's pahole flags give the convert output they mean; the kernel accepts it"
+    # And into the ELF, as link-vmlinux.sh runs it: on a vmlinux whose linked-in .BTF is renamed
+    # out of the way (the state of .tmp_vmlinux.btf before pahole runs).
+    objcopy --rename-section .BTF=.BTF.linked "$input" "$work/vmlinux"
+    pahole -J -j --btf_gen_floats --lang_exclude=rust "$work/vmlinux" || fail "pahole -J failed"
+    objcopy --dump-section .BTF="$work/vmlinux.btf" "$work/vmlinux" "$work/scratch"
+    rm -f "$work/vmlinux" "$work/scratch"
+    cmp "$work/vmlinux.btf" "$work/c1.btf" || fail "pahole -J wrote another .BTF than convert"
+    "$BTF_ORACLE" parse "$work/vmlinux.btf" || fail "libbpf rejects the .BTF"
+    require_kernel_accepts "$work/vmlinux.btf"
+    echo "a 6.1 kernel build's pahole flags write into vmlinux the .BTF convert writes; the kernel accepts it"
     exit 0
 fi
 same "-J" "--lang-exclude ''"
@@ -92,16 +98,12 @@ refused "-jx" -J -jx --btf_encode_detached="$work/refused.btf" "$input"
 
 # --- -J: .BTF into the ELF itself (convert --in-place) ---
 if [ "$mode" = program ]; then
-    if "$BTFORGE" convert --help | grep -q -- '--in-place'; then
-        cp "$input" "$work/elf"
-        pahole -J --btf_gen_floats "$work/elf" || fail "pahole -J failed"
-        objcopy=$(command -v objcopy || command -v llvm-objcopy-19)
-        "$objcopy" --dump-section .BTF="$work/elf.btf" "$work/elf" "$work/scratch.o"
-        "$BTFORGE" --quiet convert "$input" -o "$work/want.btf" --lang-exclude ""
-        cmp "$work/elf.btf" "$work/want.btf" || fail "pahole -J wrote another .BTF than convert"
-        echo "  pahole -J wrote the .BTF convert writes into a copy of the ELF"
-    else
-        echo "  (this btforge has no convert --in-place: pahole -J into the ELF not run)"
-    fi
+    cp "$input" "$work/elf"
+    pahole -J --btf_gen_floats "$work/elf" || fail "pahole -J failed"
+    objcopy=$(command -v objcopy || command -v llvm-objcopy-19)
+    "$objcopy" --dump-section .BTF="$work/elf.btf" "$work/elf" "$work/scratch.o"
+    "$BTFORGE" --quiet convert "$input" -o "$work/want.btf" --lang-exclude ""
+    cmp "$work/elf.btf" "$work/want.btf" || fail "pahole -J wrote another .BTF than convert"
+    echo "  pahole -J wrote the .BTF convert writes into a copy of the ELF"
 fi
 echo "pahole-compat: $row argument lists equal to their convert commands, refusals clear"
