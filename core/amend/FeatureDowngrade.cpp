@@ -2,13 +2,20 @@
 
 #include "Rebuild.h"
 
+#include "btforge/btf/FuncAddrExtension.h"
+
 namespace btforge::amend {
 namespace {
 
 using ir::Kind;
 using ir::TypeId;
 
-constexpr std::string_view kKfuncTag = "bpf_kfunc";
+// The tags pahole writes from .BTF_ids set8 flags; decl_tag_kfuncs off removes them.
+bool isKfuncTag(const ir::TypeGraph& graph, TypeId tag) {
+    const std::string_view name = graph.name(tag);
+    return (name == "bpf_kfunc" || name == "bpf_fastcall") &&
+           graph.kind(graph.target(tag)) == Kind::Func;
+}
 
 } // namespace
 
@@ -25,8 +32,9 @@ std::optional<ir::TypeGraph> downgrade(const ir::TypeGraph& graph, const Feature
         const uint32_t i = id - graph.firstId();
         switch (graph.kind(id)) {
         case Kind::DeclTag:
-            plan.removed[i] = !declTags || (!kfuncTags && graph.name(id) == kKfuncTag &&
-                                            graph.kind(graph.target(id)) == Kind::Func);
+            // The extension's markers are part of its encoding, not tags a feature governs.
+            plan.removed[i] = !btf::isFuncAddrMarker(graph.name(id)) &&
+                              (!declTags || (!kfuncTags && isKfuncTag(graph, id)));
             break;
         case Kind::TypeTag:
             plan.removed[i] = !typeTags;
