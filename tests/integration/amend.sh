@@ -66,12 +66,12 @@ features)
             enum64:ENUM | all:ENUM) expected=$((before + $(count ENUM64 "$work/in.kinds"))) ;;
             float:INT | all:INT) expected=$((before + $(count FLOAT "$work/in.kinds"))) ;;
             decl_tag_kfuncs:DECL_TAG)
-                expected=$((before - $(grep -c "^\[[0-9]*\] DECL_TAG 'bpf_kfunc' type_id=[0-9]* component_idx=-1" "$work/in.txt" || true))) ;;
+                expected=$((before - $(grep -cE "^\[[0-9]*\] DECL_TAG 'bpf_(kfunc|fastcall)' type_id=[0-9]* component_idx=-1" "$work/in.txt" || true))) ;;
             esac
             [ "$after" = "$expected" ] || fail "--features without $off: $after ${kind}s, expected $expected"
         done
         if [ "$off" = decl_tag_kfuncs ]; then
-            ! grep -q "DECL_TAG 'bpf_kfunc'" "$work/$off.txt" || fail "bpf_kfunc tags left"
+            ! grep -qE "DECL_TAG 'bpf_(kfunc|fastcall)'" "$work/$off.txt" || fail "kfunc tags left"
         fi
         if [ "$off" = enum64 ] || [ "$off" = all ]; then
             # Each ENUM64's values, read back as their low 32 bits in an ENUM of the same size.
