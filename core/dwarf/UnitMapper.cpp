@@ -64,9 +64,48 @@ bool isAnnotation(const Die& die) {
     return die.tag == kTagLlvmAnnotation && die.has(kConstValueString);
 }
 
+// DIE offsets to their index in the unit. References resolve in a probe or two, where a binary
+// search over the DIEs missed the cache at nearly every step.
+class DieIndex {
+public:
+    explicit DieIndex(const std::vector<Die>& dies) {
+        size_t size = 16;
+        while (size < dies.size() * 2)
+            size *= 2;
+        slots_.assign(size, Slot{kNoDie, kNoIndex});
+        mask_ = size - 1;
+        for (uint32_t i = 0; i < dies.size(); ++i) {
+            size_t s = home(dies[i].offset);
+            while (slots_[s].index != kNoIndex)
+                s = (s + 1) & mask_;
+            slots_[s] = {dies[i].offset, i};
+        }
+    }
+
+    uint32_t find(DieOffset offset) const {
+        for (size_t s = home(offset);; s = (s + 1) & mask_) {
+            const Slot& slot = slots_[s];
+            if (slot.offset == offset || slot.index == kNoIndex)
+                return slot.index;
+        }
+    }
+
+private:
+    struct Slot {
+        DieOffset offset;
+        uint32_t index;
+    };
+    size_t home(DieOffset offset) const {
+        return static_cast<size_t>((offset * 0x9e3779b97f4a7c15ull) >> 32) & mask_;
+    }
+    std::vector<Slot> slots_;
+    size_t mask_ = 0;
+};
+
 class Mapper {
 public:
-    Mapper(const UnitDies& unit, uint32_t unitOrder) : unit_(unit), unitOrder_(unitOrder) {}
+    Mapper(const UnitDies& unit, uint32_t unitOrder)
+        : unit_(unit), unitOrder_(unitOrder), index_(unit.dies) {}
 
     MappedUnit run() {
         const size_t n = unit_.dies.size();
@@ -143,7 +182,7 @@ private:
                 DieOffset next = unit_.dies[index].type;
                 if (next == kNoDie)
                     return ir::kVoidType;
-                uint32_t nextIndex = unit_.indexOf(next);
+                uint32_t nextIndex = index_.find(next);
                 if (nextIndex == kNoIndex)
                     return external(next);
                 index = nextIndex;
@@ -160,7 +199,7 @@ private:
     TypeId resolve(DieOffset offset) {
         if (offset == kNoDie)
             return ir::kVoidType;
-        uint32_t index = unit_.indexOf(offset);
+        uint32_t index = index_.find(offset);
         return index == kNoIndex ? external(offset) : resolveIndex(index);
     }
 
@@ -176,7 +215,7 @@ private:
     }
 
     const Die* dieAt(DieOffset offset) const {
-        uint32_t index = offset == kNoDie ? kNoIndex : unit_.indexOf(offset);
+        uint32_t index = offset == kNoDie ? kNoIndex : index_.find(offset);
         return index == kNoIndex ? nullptr : &unit_.dies[index];
     }
 
@@ -193,10 +232,16 @@ private:
         return 0;
     }
 
+    // The index of a DIE of this unit.
+    uint32_t indexOf(const Die& die) const {
+        return static_cast<uint32_t>(&die - unit_.dies.data());
+    }
+
     template <typename Fn> void forEachChild(uint32_t index, Fn&& fn) const {
         if (index == kNoIndex)
             return;
-        for (uint32_t c = unit_.dies[index].firstChild; c != kNoIndex; c = unit_.dies[c].nextSibling)
+        for (uint32_t c = unit_.dies[index].firstChild; c != kNoIndex;
+             c = unit_.dies[c].nextSibling)
             fn(c, unit_.dies[c]);
     }
 
@@ -283,7 +328,8 @@ private:
             break;
         }
         uint64_t bits = die.has(kHasBitSize) ? die.bitSize : die.byteSize * 8;
-        return ir::IntType{name, size, encoding, 0, static_cast<uint8_t>(std::min<uint64_t>(bits, 128))};
+        return ir::IntType{name, size, encoding, 0,
+                           static_cast<uint8_t>(std::min<uint64_t>(bits, 128))};
     }
 
     // clang puts btf_type_tag annotations under the pointer: they tag the pointee, in order.
@@ -337,8 +383,8 @@ private:
         ir::Member m;
         m.name = identifier(die.name);
         m.type = resolve(die.type);
-        uint64_t bitOffset = die.has(kHasDataBitOffset) ? die.dataBitOffset
-                                                         : die.dataMemberLocation * 8;
+        uint64_t bitOffset =
+            die.has(kHasDataBitOffset) ? die.dataBitOffset : die.dataMemberLocation * 8;
         if (die.has(kHasBitSize)) {
             m.bitfieldSize = static_cast<uint32_t>(die.bitSize);
             if (die.has(kHasBitOffset)) {
@@ -375,7 +421,8 @@ private:
 
     TypeId arrayIndexType() {
         if (indexType_ == ir::kVoidType)
-            indexType_ = out_.graph.add(ir::IntType{intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
+            indexType_ =
+                out_.graph.add(ir::IntType{intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
         return indexType_;
     }
 
@@ -410,7 +457,8 @@ private:
             else if (child.tag == DW_TAG_unspecified_parameters)
                 params_.push_back({ir::kNoName, ir::kVoidType});
         });
-        out_.graph.replace(id, ir::FuncProtoType{ir::kNoName, resolve(unit_.dies[index].type), params_});
+        out_.graph.replace(
+            id, ir::FuncProtoType{ir::kNoName, resolve(unit_.dies[index].type), params_});
     }
 
     // --- functions ---
@@ -426,7 +474,8 @@ private:
             return {};
         }
         bool any(DieFlag flag) const {
-            return std::any_of(chain.begin(), chain.end(), [&](const Die* d) { return d->has(flag); });
+            return std::any_of(chain.begin(), chain.end(),
+                               [&](const Die* d) { return d->has(flag); });
         }
         DieOffset returnType() const {
             for (const Die* d : chain) {
@@ -452,7 +501,7 @@ private:
     // Formal parameters of a DIE's children, as indexes, in order.
     std::vector<uint32_t> formalParameters(const Die& owner) const {
         std::vector<uint32_t> result;
-        uint32_t index = unit_.indexOf(owner.offset);
+        uint32_t index = indexOf(owner);
         if (index == kNoIndex)
             return result;
         forEachChild(index, [&](uint32_t c, const Die& child) {
@@ -523,7 +572,8 @@ private:
         // Parameters as this DIE lists them; a concrete instance points each back at the
         // abstract one, whose position is the declared one.
         const Die* abstract = f.chain.size() > 1 ? f.chain[1] : nullptr;
-        std::vector<uint32_t> declared = abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
+        std::vector<uint32_t> declared =
+            abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
         std::vector<uint32_t> params = formalParameters(die);
         bool checkRegisters = !unit_.isClang();
         bool anyStruct = false;
@@ -543,7 +593,7 @@ private:
             po.type = resolve(type);
             anyStruct |= isStructType(type);
             if (origin) {
-                auto it = std::find(declared.begin(), declared.end(), unit_.indexOf(origin->offset));
+                auto it = std::find(declared.begin(), declared.end(), indexOf(*origin));
                 if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
                     fo.facts |= kFunctionReorderedParams;
             }
@@ -570,7 +620,7 @@ private:
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
         for (const Die* d : f.chain) {
             bool varargs = false;
-            forEachChild(unit_.indexOf(d->offset), [&](uint32_t, const Die& child) {
+            forEachChild(indexOf(*d), [&](uint32_t, const Die& child) {
                 varargs |= child.tag == DW_TAG_unspecified_parameters;
             });
             if (varargs)
@@ -588,7 +638,7 @@ private:
     }
 
     void observeTags(const Die& owner, int32_t component) {
-        uint32_t index = unit_.indexOf(owner.offset);
+        uint32_t index = indexOf(owner);
         if (index == kNoIndex)
             return;
         forEachChild(index, [&](uint32_t, const Die& child) {
@@ -600,7 +650,8 @@ private:
 
     // --- variables ---
     bool isFileScope(const Die& die) const {
-        return die.parent == 0 || (die.parent != kNoIndex && unit_.dies[die.parent].tag == DW_TAG_namespace);
+        return die.parent == 0 ||
+               (die.parent != kNoIndex && unit_.dies[die.parent].tag == DW_TAG_namespace);
     }
 
     void observeVariable(uint32_t index) {
@@ -614,7 +665,9 @@ private:
             return;
         const Die* declaration = dieAt(die.specification);
         VariableObservation vo;
-        vo.name = !die.name.empty() ? die.name : declaration ? declaration->name : std::string_view();
+        vo.name = !die.name.empty() ? die.name
+                  : declaration     ? declaration->name
+                                    : std::string_view();
         if (vo.name.empty())
             return;
         vo.name = out_.observations.text.store(vo.name);
@@ -644,6 +697,7 @@ private:
 
     const UnitDies& unit_;
     uint32_t unitOrder_;
+    DieIndex index_;
     MappedUnit out_;
     std::vector<TypeId> dieType_;
     std::vector<Shape> shape_;
@@ -657,7 +711,9 @@ private:
 
 } // namespace
 
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder) { return Mapper(unit, unitOrder).run(); }
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder) {
+    return Mapper(unit, unitOrder).run();
+}
 
 void UnitDies::clear() {
     unitOffset = 0;
@@ -682,14 +738,6 @@ void UnitDies::append(const UnitDies& other) {
         dies.push_back(die);
     }
     locationOps.insert(locationOps.end(), other.locationOps.begin(), other.locationOps.end());
-}
-
-uint32_t UnitDies::indexOf(DieOffset offset) const {
-    auto it = std::lower_bound(dies.begin(), dies.end(), offset,
-                               [](const Die& d, DieOffset o) { return d.offset < o; });
-    if (it == dies.end() || it->offset != offset)
-        return kNoIndex;
-    return static_cast<uint32_t>(it - dies.begin());
 }
 
 } // namespace btforge::dwarf
