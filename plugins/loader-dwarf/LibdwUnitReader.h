@@ -2,15 +2,17 @@
 // opened directly, read-only mapped, so the pages of a unit already read can be given back;
 // everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
 // separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
-// units of the input. libdw decodes the DIEs: one pass per DIE over its attributes
-// (dwarf_getattrs), and subtrees that cannot hold types (inlined instances, call sites) are
-// skipped whole.
+// units of the input. libdw finds the units and sections; the DIEs are read here, in one pass
+// over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
+// of the common forms read directly and the others through libdw. Subtrees that cannot hold
+// types (inlined instances, call sites) are skipped whole.
 #pragma once
 
 #include "btforge/dwarf/UnitReader.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
 #include <memory>
 #include <span>
 #include <string>
@@ -34,10 +36,16 @@ private:
         Dwarf_Die die;
         Dwarf_Off offset;       // of the unit DIE
         Dwarf_Off headerOffset; // of the unit header: where the unit's bytes start
+        Dwarf_Off end;          // where the next unit's header starts
         uint16_t version;
         uint8_t unitType;
         uint8_t addressSize;
+        uint8_t offsetSize;
         DieOffset bias; // added to its DIE offsets: DIEs outside .debug_info get their own range
+        // The sections of the file it is in (this one or the alt file), as libdw has them.
+        std::span<const uint8_t> abbreviations; // .debug_abbrev
+        Dwarf_Off abbreviationsOffset;          // of its table
+        std::span<const uint8_t> strings;       // .debug_str
     };
     struct AllocatedSection {
         uint64_t address;
@@ -57,8 +65,8 @@ private:
 
     std::string path_;
     int fd_ = -1;
-    Elf* elf_ = nullptr;         // direct mode
-    Dwfl* dwfl_ = nullptr;       // libdwfl mode
+    Elf* elf_ = nullptr;   // direct mode
+    Dwfl* dwfl_ = nullptr; // libdwfl mode
     Dwfl_Module* module_ = nullptr;
     Dwarf* dwarf_ = nullptr;
     Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
@@ -67,6 +75,7 @@ private:
     const char* info_ = nullptr;
     size_t infoSize_ = 0;
     std::vector<Unit> units_;
+    bool bigEndian_ = false; // the file's byte order
     // Location list sections, decoded here rather than by libdw (see LocationDecoder.h).
     std::span<const uint8_t> loclists_;
     std::span<const uint8_t> loc_;
