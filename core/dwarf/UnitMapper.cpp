@@ -1,6 +1,7 @@
 #include "btforge/dwarf/UnitMapper.h"
 
 #include <algorithm>
+#include <array>
 #include <dwarf.h>
 #include <optional>
 #include <string>
@@ -49,15 +50,23 @@ namespace {
 // shorter than its KSYM_NAME_LEN (128 before Linux 6.1).
 constexpr size_t kMaxNameLength = 127;
 
-bool isIdentifierStart(char c) {
+constexpr bool isIdentifierStart(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
+
+// Which bytes may follow the first of an identifier: one lookup per byte of every name.
+constexpr auto kIdentifierChars = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c)
+        table[c] = isIdentifierStart(static_cast<char>(c)) || (c >= '0' && c <= '9');
+    return table;
+}();
 
 bool isIdentifier(std::string_view name) {
     if (name.empty() || name.size() > kMaxNameLength || !isIdentifierStart(name[0]))
         return false;
     return std::all_of(name.begin(), name.end(),
-                       [](char c) { return isIdentifierStart(c) || (c >= '0' && c <= '9'); });
+                       [](char c) { return kIdentifierChars[static_cast<unsigned char>(c)]; });
 }
 
 bool isAnnotation(const Die& die) {
