@@ -987,12 +987,20 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
             end > section->d_size)
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
                                    ": its length runs past the end of the section");
+        // The DIEs are read from the section libdw has: the unit DIE must be in it (libdw gives
+        // none for a unit type it does not know).
+        const auto* sectionStart = static_cast<const uint8_t*>(section->d_buf);
+        if (!sectionStart || unitDie.addr != sectionStart + offset || offset >= end)
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+                                   ": its unit DIE cannot be read (unit type " + hex(unitType) +
+                                   ")");
         if (addressSize != 4 && addressSize != 8)
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
                                    ": address size " + std::to_string(addressSize) +
                                    " is neither 4 nor 8");
         units_.push_back({unitDie, offset, headerOffset, end, version, unitType, addressSize,
-                          offsetSize, bias, abbreviations, abbreviationsOffset, strings});
+                          offsetSize, bias, sectionStart, abbreviations, abbreviationsOffset,
+                          strings});
         cu = next;
     }
     if (rc < 0) {
@@ -1089,9 +1097,7 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
     UnitForms forms{{unit.version, unit.addressSize, unit.offsetSize}, bigEndian_, unit.strings};
     thread_local AbbreviationTable abbreviations;
     abbreviations.parse(unit.abbreviations, unit.abbreviationsOffset, forms.layout, isDecoded);
-    // The unit's bytes as libdw has them (decompressed, relocated), where its unit DIE is.
-    const auto* section = static_cast<const uint8_t*>(root.addr) - unit.offset;
-    UnitWalk walk(out, abbreviations, forms, section, unit.headerOffset, unit.offset, unit.end,
+    UnitWalk walk(out, abbreviations, forms, unit.section, unit.headerOffset, unit.offset, unit.end,
                   root.cu, decoding);
     if (auto failure = walk.run())
         return Error::badInput(path_ + ": DIE " + hex(failure->offset) + sectionName(unit.bias) +

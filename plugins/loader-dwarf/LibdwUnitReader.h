@@ -42,7 +42,9 @@ private:
         uint8_t addressSize;
         uint8_t offsetSize;
         DieOffset bias; // added to its DIE offsets: DIEs outside .debug_info get their own range
-        // The sections of the file it is in (this one or the alt file), as libdw has them.
+        // The sections of the file it is in (this one or the alt file), as libdw has them
+        // (decompressed, relocated).
+        const uint8_t* section;                 // .debug_info or .debug_types
         std::span<const uint8_t> abbreviations; // .debug_abbrev
         Dwarf_Off abbreviationsOffset;          // of its table
         std::span<const uint8_t> strings;       // .debug_str
