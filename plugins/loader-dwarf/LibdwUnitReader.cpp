@@ -990,7 +990,7 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
         // The DIEs are read from the section libdw has: the unit DIE must be in it (libdw gives
         // none for a unit type it does not know).
         const auto* sectionStart = static_cast<const uint8_t*>(section->d_buf);
-        if (!sectionStart || unitDie.addr != sectionStart + offset || offset >= end)
+        if (!sectionStart || offset >= end || unitDie.addr != sectionStart + offset)
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
                                    ": its unit DIE cannot be read (unit type " + hex(unitType) +
                                    ")");
