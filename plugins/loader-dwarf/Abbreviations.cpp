@@ -114,8 +114,8 @@ bool skipFormValue(Cursor& in, uint32_t form, const FormContext& context) {
     }
 }
 
-void AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t offset,
-                              const FormContext& context, bool (*wanted)(uint32_t)) {
+uint64_t AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t offset,
+                                  const FormContext& context, bool (*wanted)(uint32_t)) {
     abbreviations_.clear();
     specs_.clear();
     dense_.clear();
@@ -166,6 +166,7 @@ void AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t offset,
         }
         abbreviations_.push_back(a);
     }
+    return section.size() - in.remaining();
 }
 
 const Abbreviation* AbbreviationTable::findSparse(uint64_t code) const {

@@ -51,8 +51,9 @@ class AbbreviationTable {
 public:
     // Decodes the table at `offset` in `section` (.debug_abbrev). `wanted` says which attributes
     // get decoded. A table cut short keeps its complete entries: a DIE using another code fails.
-    void parse(std::span<const uint8_t> section, uint64_t offset, const FormContext& context,
-               bool (*wanted)(uint32_t name));
+    // Returns where the table ends.
+    uint64_t parse(std::span<const uint8_t> section, uint64_t offset, const FormContext& context,
+                   bool (*wanted)(uint32_t name));
 
     // The abbreviation with `code`, or null.
     const Abbreviation* find(uint64_t code) const {

@@ -88,6 +88,16 @@ struct LocationSections {
     std::span<const uint8_t> lists;    // .debug_loclists (DWARF 5)
     std::span<const uint8_t> oldLists; // .debug_loc (DWARF 2-4)
     uint64_t listsBase = 0;
+    // The bytes the unit's lists span: a unit's lists are together, and no other unit reads them.
+    const uint8_t* lowest = nullptr;
+    const uint8_t* highest = nullptr;
+
+    void touched(std::span<const uint8_t> bytes) {
+        if (!lowest || bytes.data() < lowest)
+            lowest = bytes.data();
+        if (!highest || bytes.data() + bytes.size() > highest)
+            highest = bytes.data() + bytes.size();
+    }
 };
 
 // The attributes AttributeDecoder::decode looks at; the walk only skips the others.
@@ -150,7 +160,7 @@ struct AttributeDecoder {
         Dwarf* dwarf;
         DieOffset unitStart; // the unit header's key: unit-relative references count from it
         DieOffset bias;      // added to the unit's DIE offsets
-        const LocationSections* locations;
+        LocationSections* locations;
         std::vector<LocationOp>* scratchOps;
     };
 
@@ -362,6 +372,7 @@ struct AttributeDecoder {
         forEachLocationEntry(
             unit.version >= 5 ? context.locations->lists : context.locations->oldLists, offset,
             unit.version, unit.addressSize, [&](std::span<const uint8_t> bytes) {
+                context.locations->touched(bytes);
                 if (first && storeExpression(attr, bytes))
                     die.flags |= kLocationKnown;
                 first = false;
@@ -823,6 +834,16 @@ const char* sectionName(DieOffset bias) {
                               : "";
 }
 
+// Gives back the resident pages of the read-only file mapping in [begin, end): whole pages only;
+// a dropped page reads back from the file if touched again.
+void giveBack(const char* begin, const char* end) {
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    auto first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+    auto last = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+    if (last > first)
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 } // namespace
 
 Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::string& path) {
@@ -872,6 +893,10 @@ bool LibdwUnitReader::openDirect() {
         sections_.begin(), sections_.end(),
         [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
+    if (dwarf_) {
+        file_ = file;
+        fileSize_ = fileSize;
+    }
     return dwarf_ != nullptr;
 }
 
@@ -883,6 +908,7 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     dwarf_ = nullptr;
     elf_ = nullptr;
     info_ = nullptr;
+    file_ = nullptr;
     sections_.clear();
     if (fd_ < 0)
         return Error::io(path_ + ": cannot open: " + std::strerror(errno));
@@ -1036,15 +1062,17 @@ void LibdwUnitReader::releaseUnit(size_t index) {
     dropPages(units_[index].headerOffset, end);
 }
 
+void LibdwUnitReader::giveBackMapped(const uint8_t* begin, const uint8_t* end) const {
+    // Only the file mapping: decompressed sections are copies on the heap.
+    const auto* file = reinterpret_cast<const uint8_t*>(file_);
+    if (file && begin >= file && end <= file + fileSize_ && begin < end)
+        giveBack(reinterpret_cast<const char*>(begin), reinterpret_cast<const char*>(end));
+}
+
 void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
     if (!info_ || end <= begin || end > infoSize_)
         return;
-    // Whole pages inside the range only; the mapping is the file's, so dropped pages read back.
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    auto first = (reinterpret_cast<uintptr_t>(info_ + begin) + page - 1) & ~(page - 1);
-    auto last = reinterpret_cast<uintptr_t>(info_ + end) & ~(page - 1);
-    if (last > first)
-        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    giveBack(info_ + begin, info_ + end);
 }
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
@@ -1076,6 +1104,15 @@ bool LibdwUnitReader::isPartialUnit(size_t index) const {
 }
 
 Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
+    Expected<void> read = decodeUnit(index, out);
+    // Once every unit is read, what stays resident of the file (string, abbreviation and
+    // location sections) is no longer needed: the end phase, where memory peaks, goes without.
+    if (++unitsRead_ == units_.size() && file_)
+        giveBack(file_, file_ + fileSize_);
+    return read;
+}
+
+Expected<void> LibdwUnitReader::decodeUnit(size_t index, UnitDies& out) {
     out.clear();
     Unit& unit = units_[index];
     out.unitOffset = unit.offset + unit.bias;
@@ -1096,7 +1133,11 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
                                        &scratchOps};
     UnitForms forms{{unit.version, unit.addressSize, unit.offsetSize}, bigEndian_, unit.strings};
     thread_local AbbreviationTable abbreviations;
-    abbreviations.parse(unit.abbreviations, unit.abbreviationsOffset, forms.layout, isDecoded);
+    uint64_t tableEnd =
+        abbreviations.parse(unit.abbreviations, unit.abbreviationsOffset, forms.layout, isDecoded);
+    // Decoded: the table's pages may go (another unit sharing it reads them back).
+    giveBackMapped(unit.abbreviations.data() + std::min(unit.abbreviationsOffset, tableEnd),
+                   unit.abbreviations.data() + tableEnd);
     UnitWalk walk(out, abbreviations, forms, unit.section, unit.headerOffset, unit.offset, unit.end,
                   root.cu, decoding);
     if (auto failure = walk.run())
@@ -1104,6 +1145,8 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
                                ": " + failure->what);
 
     measureNames(out);
+    if (locations.lowest)
+        giveBackMapped(locations.lowest, locations.highest);
     out.language = 0;
     {
         Dwarf_Attribute attr;

@@ -13,6 +13,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -64,6 +65,9 @@ private:
     Expected<void> addUnits(Dwarf* dwarf);
     // Gives back the resident pages of .debug_info[begin, end) (direct mode only).
     void dropPages(uint64_t begin, uint64_t end) const;
+    // Gives back the resident pages of [begin, end) if it is inside the file mapping.
+    void giveBackMapped(const uint8_t* begin, const uint8_t* end) const;
+    Expected<void> decodeUnit(size_t index, UnitDies& out);
 
     std::string path_;
     int fd_ = -1;
@@ -76,6 +80,9 @@ private:
     // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
     const char* info_ = nullptr;
     size_t infoSize_ = 0;
+    const char* file_ = nullptr; // direct mode: the whole file mapping
+    size_t fileSize_ = 0;
+    std::atomic<size_t> unitsRead_{0};
     std::vector<Unit> units_;
     bool bigEndian_ = false; // the file's byte order
     // Location list sections, decoded here rather than by libdw (see LocationDecoder.h).
