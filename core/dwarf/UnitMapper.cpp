@@ -1,6 +1,7 @@
 #include "btforge/dwarf/UnitMapper.h"
 
 #include <algorithm>
+#include <array>
 #include <dwarf.h>
 #include <optional>
 #include <string>
@@ -49,25 +50,71 @@ namespace {
 // shorter than its KSYM_NAME_LEN (128 before Linux 6.1).
 constexpr size_t kMaxNameLength = 127;
 
-bool isIdentifierStart(char c) {
+constexpr bool isIdentifierStart(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
+
+// Which bytes may follow the first of an identifier: one lookup per byte of every name.
+constexpr auto kIdentifierChars = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c)
+        table[c] = isIdentifierStart(static_cast<char>(c)) || (c >= '0' && c <= '9');
+    return table;
+}();
 
 bool isIdentifier(std::string_view name) {
     if (name.empty() || name.size() > kMaxNameLength || !isIdentifierStart(name[0]))
         return false;
     return std::all_of(name.begin(), name.end(),
-                       [](char c) { return isIdentifierStart(c) || (c >= '0' && c <= '9'); });
+                       [](char c) { return kIdentifierChars[static_cast<unsigned char>(c)]; });
 }
 
 bool isAnnotation(const Die& die) {
     return die.tag == kTagLlvmAnnotation && die.has(kConstValueString);
 }
 
+// DIE offsets to their index in the unit. References resolve in a probe or two, where a binary
+// search over the DIEs missed the cache at nearly every step.
+class DieIndex {
+public:
+    explicit DieIndex(const std::vector<Die>& dies) {
+        size_t size = 16;
+        while (size < dies.size() * 2)
+            size *= 2;
+        slots_.assign(size, Slot{kNoDie, kNoIndex});
+        mask_ = size - 1;
+        for (uint32_t i = 0; i < dies.size(); ++i) {
+            size_t s = home(dies[i].offset);
+            while (slots_[s].index != kNoIndex)
+                s = (s + 1) & mask_;
+            slots_[s] = {dies[i].offset, i};
+        }
+    }
+
+    uint32_t find(DieOffset offset) const {
+        for (size_t s = home(offset);; s = (s + 1) & mask_) {
+            const Slot& slot = slots_[s];
+            if (slot.offset == offset || slot.index == kNoIndex)
+                return slot.index;
+        }
+    }
+
+private:
+    struct Slot {
+        DieOffset offset;
+        uint32_t index;
+    };
+    size_t home(DieOffset offset) const {
+        return static_cast<size_t>((offset * 0x9e3779b97f4a7c15ull) >> 32) & mask_;
+    }
+    std::vector<Slot> slots_;
+    size_t mask_ = 0;
+};
+
 class Mapper {
 public:
     Mapper(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays)
-        : unit_(unit), unitOrder_(unitOrder), arrays_(arrays) {}
+        : unit_(unit), unitOrder_(unitOrder), arrays_(arrays), index_(unit.dies) {}
 
     MappedUnit run() {
         const size_t n = unit_.dies.size();
@@ -144,7 +191,7 @@ private:
                 DieOffset next = unit_.dies[index].type;
                 if (next == kNoDie)
                     return ir::kVoidType;
-                uint32_t nextIndex = unit_.indexOf(next);
+                uint32_t nextIndex = index_.find(next);
                 if (nextIndex == kNoIndex)
                     return external(next);
                 index = nextIndex;
@@ -161,7 +208,7 @@ private:
     TypeId resolve(DieOffset offset) {
         if (offset == kNoDie)
             return ir::kVoidType;
-        uint32_t index = unit_.indexOf(offset);
+        uint32_t index = index_.find(offset);
         return index == kNoIndex ? external(offset) : resolveIndex(index);
     }
 
@@ -177,7 +224,7 @@ private:
     }
 
     const Die* dieAt(DieOffset offset) const {
-        uint32_t index = offset == kNoDie ? kNoIndex : unit_.indexOf(offset);
+        uint32_t index = offset == kNoDie ? kNoIndex : index_.find(offset);
         return index == kNoIndex ? nullptr : &unit_.dies[index];
     }
 
@@ -192,6 +239,11 @@ private:
             offset = die->type;
         }
         return 0;
+    }
+
+    // The index of a DIE of this unit.
+    uint32_t indexOf(const Die& die) const {
+        return static_cast<uint32_t>(&die - unit_.dies.data());
     }
 
     template <typename Fn> void forEachChild(uint32_t index, Fn&& fn) const {
@@ -465,7 +517,7 @@ private:
     // Formal parameters of a DIE's children, as indexes, in order.
     std::vector<uint32_t> formalParameters(const Die& owner) const {
         std::vector<uint32_t> result;
-        uint32_t index = unit_.indexOf(owner.offset);
+        uint32_t index = indexOf(owner);
         if (index == kNoIndex)
             return result;
         forEachChild(index, [&](uint32_t c, const Die& child) {
@@ -557,8 +609,7 @@ private:
             po.type = resolve(type);
             anyStruct |= isStructType(type);
             if (origin) {
-                auto it =
-                    std::find(declared.begin(), declared.end(), unit_.indexOf(origin->offset));
+                auto it = std::find(declared.begin(), declared.end(), indexOf(*origin));
                 if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
                     fo.facts |= kFunctionReorderedParams;
             }
@@ -585,7 +636,7 @@ private:
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
         for (const Die* d : f.chain) {
             bool varargs = false;
-            forEachChild(unit_.indexOf(d->offset), [&](uint32_t, const Die& child) {
+            forEachChild(indexOf(*d), [&](uint32_t, const Die& child) {
                 varargs |= child.tag == DW_TAG_unspecified_parameters;
             });
             if (varargs)
@@ -603,7 +654,7 @@ private:
     }
 
     void observeTags(const Die& owner, int32_t component) {
-        uint32_t index = unit_.indexOf(owner.offset);
+        uint32_t index = indexOf(owner);
         if (index == kNoIndex)
             return;
         forEachChild(index, [&](uint32_t, const Die& child) {
@@ -663,6 +714,7 @@ private:
     const UnitDies& unit_;
     uint32_t unitOrder_;
     ArrayShape arrays_;
+    DieIndex index_;
     MappedUnit out_;
     std::vector<TypeId> dieType_;
     std::vector<Shape> shape_;
@@ -703,14 +755,6 @@ void UnitDies::append(const UnitDies& other) {
         dies.push_back(die);
     }
     locationOps.insert(locationOps.end(), other.locationOps.begin(), other.locationOps.end());
-}
-
-uint32_t UnitDies::indexOf(DieOffset offset) const {
-    auto it = std::lower_bound(dies.begin(), dies.end(), offset,
-                               [](const Die& d, DieOffset o) { return d.offset < o; });
-    if (it == dies.end() || it->offset != offset)
-        return kNoIndex;
-    return static_cast<uint32_t>(it - dies.begin());
 }
 
 } // namespace btforge::dwarf

@@ -20,9 +20,8 @@ public:
             return 0;
         // Above the btf loader's bid for ELF: DWARF is the richer source when both are there.
         auto image = file->bytes();
-        return elf::hasSection(image, ".debug_info") || elf::hasSection(image, ".zdebug_info")
-                   ? 50
-                   : 0;
+        return elf::hasSection(image, ".debug_info") || elf::hasSection(image, ".zdebug_info") ? 50
+                                                                                               : 0;
     }
 
     Expected<ir::TypeGraph> load(const plugin::LoadRequest& request,
@@ -41,7 +40,8 @@ public:
             return std::move(reader).error();
 
         dwarf::DwarfConversionReport report;
-        auto graph = dwarf::convertDwarf(**reader, **symbols, request.base, session, *options, report);
+        auto graph =
+            dwarf::convertDwarf(**reader, **symbols, request.base, session, *options, report);
         if (!graph)
             return graph;
         dwarf::warnAbout(report, request.path, session.diagnostics);

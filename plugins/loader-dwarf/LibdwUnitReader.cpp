@@ -1,5 +1,6 @@
 #include "LibdwUnitReader.h"
 
+#include "Abbreviations.h"
 #include "LocationDecoder.h"
 
 #include "btforge/dwarf/UnitMapper.h"
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <dwarf.h>
 #include <fcntl.h>
+#include <optional>
 #include <sstream>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -81,80 +83,209 @@ Visit classify(int tag, int parentTag) {
     }
 }
 
-// Decodes one DIE's attributes in a single dwarf_getattrs pass.
 // The sections location lists live in, and where this unit's loclistx table starts.
 struct LocationSections {
     std::span<const uint8_t> lists;    // .debug_loclists (DWARF 5)
     std::span<const uint8_t> oldLists; // .debug_loc (DWARF 2-4)
     uint64_t listsBase = 0;
+    // The bytes the unit's lists span: a unit's lists are together, and no other unit reads them.
+    const uint8_t* lowest = nullptr;
+    const uint8_t* highest = nullptr;
+
+    void touched(std::span<const uint8_t> bytes) {
+        if (!lowest || bytes.data() < lowest)
+            lowest = bytes.data();
+        if (!highest || bytes.data() + bytes.size() > highest)
+            highest = bytes.data() + bytes.size();
+    }
 };
 
+// The attributes AttributeDecoder::decode looks at; the walk only skips the others.
+bool isDecoded(uint32_t name) {
+    switch (name) {
+    case DW_AT_name:
+    case DW_AT_type:
+    case DW_AT_abstract_origin:
+    case DW_AT_specification:
+    case DW_AT_signature:
+    case DW_AT_byte_size:
+    case DW_AT_bit_size:
+    case DW_AT_data_bit_offset:
+    case DW_AT_bit_offset:
+    case DW_AT_data_member_location:
+    case DW_AT_encoding:
+    case DW_AT_calling_convention:
+    case DW_AT_inline:
+    case DW_AT_const_value:
+    case DW_AT_upper_bound:
+    case DW_AT_count:
+    case DW_AT_low_pc:
+    case DW_AT_ranges:
+    case DW_AT_location:
+    case DW_AT_declaration:
+    case DW_AT_external:
+    case DW_AT_prototyped:
+    case DW_AT_artificial:
+    case DW_AT_GNU_vector:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// One attribute of the DIE being read, in the form libdw's dwarf_form* functions take it, for
+// the values that live elsewhere (string offset and address tables, other units, the alt file).
+// An implicit constant's value is in the abbreviation, not at `valp`.
+struct Attribute {
+    Dwarf_Attribute raw;
+    int64_t implicitConst;
+
+    unsigned name() const { return raw.code; }
+    unsigned form() const { return raw.form; }
+    Dwarf_Attribute* lib() const { return const_cast<Dwarf_Attribute*>(&raw); }
+};
+
+// What the values of a unit's attributes need: its sizes, its byte order, its string section.
+struct UnitForms {
+    FormContext layout;
+    bool bigEndian = false;
+    std::span<const uint8_t> strings; // .debug_str of the file the unit is in
+};
+
+// Decodes one DIE's wanted attributes. The common forms are read here, straight from the DIE's
+// bytes (the walk has checked they are inside the unit); the rest goes through libdw.
 struct AttributeDecoder {
+    // What is the same for all DIEs of a unit.
+    struct Context {
+        Dwarf* dwarf;
+        DieOffset unitStart; // the unit header's key: unit-relative references count from it
+        DieOffset bias;      // added to the unit's DIE offsets
+        LocationSections* locations;
+        std::vector<LocationOp>* scratchOps;
+    };
+
     UnitDies& unit;
     Die& die;
-    Dwarf* dwarf;
-    DieOffset unitStart; // the unit header's key: unit-relative references count from it
-    const LocationSections& locations;
-    std::vector<LocationOp>& scratchOps;
+    const Context& context;
+    const UnitForms& forms;
     bool hasRanges = false;
 
-    static int callback(Dwarf_Attribute* attr, void* arg) {
-        static_cast<AttributeDecoder*>(arg)->decode(attr);
-        return DWARF_CB_OK;
+    uint64_t fixed(const Attribute& attr, size_t size) const {
+        return Cursor({attr.raw.valp, size}, forms.bigEndian).fixed(size);
     }
+    // LEB128 values: the walk has found where they end.
+    uint64_t uleb(const Attribute& attr) const { return Cursor({attr.raw.valp, 10}).uleb(); }
 
-    DieOffset reference(Dwarf_Attribute* attr) const {
-        switch (dwarf_whatform(attr)) {
+    DieOffset reference(const Attribute& attr) const {
+        switch (attr.form()) {
         case DW_FORM_ref1:
+            return context.unitStart + fixed(attr, 1);
         case DW_FORM_ref2:
+            return context.unitStart + fixed(attr, 2);
         case DW_FORM_ref4:
+            return context.unitStart + fixed(attr, 4);
         case DW_FORM_ref8:
-        case DW_FORM_ref_udata: {
-            // The common case, unit-relative: no need to decode the target DIE, which is what
-            // the non-deprecated dwarf_formref_die would do for every reference.
-            Dwarf_Off offset;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-            int rc = dwarf_formref(attr, &offset);
-#pragma GCC diagnostic pop
-            return rc == 0 ? unitStart + offset : kNoDie;
-        }
+            return context.unitStart + fixed(attr, 8);
+        case DW_FORM_ref_udata:
+            return context.unitStart + uleb(attr);
         default: {
             // ref_addr, type unit signatures, the alt file: libdw finds the DIE in its unit.
             Dwarf_Die target;
-            if (!dwarf_formref_die(attr, &target))
+            if (!dwarf_formref_die(attr.lib(), &target))
                 return kNoDie;
-            return dwarf_dieoffset(&target) + biasOf(dwarf, target.cu);
+            return dwarf_dieoffset(&target) + biasOf(context.dwarf, target.cu);
         }
         }
     }
 
-    static bool udata(Dwarf_Attribute* attr, uint64_t& value) {
+    bool udata(const Attribute& attr, uint64_t& value) const {
+        // Before DWARF 4, data4 and data8 may be section offsets, which libdw checks.
+        bool plainData = forms.layout.version >= 4;
+        switch (attr.form()) {
+        case DW_FORM_data1:
+            value = fixed(attr, 1);
+            return true;
+        case DW_FORM_data2:
+            value = fixed(attr, 2);
+            return true;
+        case DW_FORM_data4:
+            if (!plainData)
+                break;
+            value = fixed(attr, 4);
+            return true;
+        case DW_FORM_data8:
+            if (!plainData)
+                break;
+            value = fixed(attr, 8);
+            return true;
+        case DW_FORM_udata:
+            value = uleb(attr);
+            return true;
+        case DW_FORM_implicit_const:
+            value = static_cast<uint64_t>(attr.implicitConst);
+            return true;
+        default:
+            break;
+        }
         Dwarf_Word word;
-        if (dwarf_formudata(attr, &word) != 0)
+        if (dwarf_formudata(attr.lib(), &word) != 0)
             return false;
         value = word;
         return true;
+    }
+
+    // A value of one of the isSignedForm forms.
+    int64_t signedValue(const Attribute& attr) const {
+        if (attr.form() == DW_FORM_implicit_const)
+            return attr.implicitConst;
+        return Cursor({attr.raw.valp, 10}).sleb();
+    }
+
+    const char* string(const Attribute& attr) const {
+        switch (attr.form()) {
+        case DW_FORM_string:
+            return reinterpret_cast<const char*>(attr.raw.valp);
+        case DW_FORM_strp: {
+            uint64_t offset = fixed(attr, forms.layout.offsetSize);
+            return offset < forms.strings.size()
+                       ? reinterpret_cast<const char*>(forms.strings.data() + offset)
+                       : nullptr;
+        }
+        default:
+            return dwarf_formstring(attr.lib());
+        }
     }
 
     static bool isSignedForm(unsigned form) {
         return form == DW_FORM_sdata || form == DW_FORM_implicit_const;
     }
 
-    void setFlag(Dwarf_Attribute* attr, DieFlag flag) {
+    void setFlag(const Attribute& attr, DieFlag flag) {
         bool value = false;
-        if (dwarf_formflag(attr, &value) == 0 && value)
+        switch (attr.form()) {
+        case DW_FORM_flag_present:
+            value = true;
+            break;
+        case DW_FORM_flag:
+            value = fixed(attr, 1) != 0;
+            break;
+        default:
+            if (dwarf_formflag(attr.lib(), &value) != 0)
+                value = false;
+            break;
+        }
+        if (value)
             die.flags |= flag;
     }
 
-    void setNumber(Dwarf_Attribute* attr, uint64_t& field, DieFlag flag) {
+    void setNumber(const Attribute& attr, uint64_t& field, DieFlag flag) {
         if (udata(attr, field))
             die.flags |= flag;
     }
 
     // Copies a location expression's operations into the unit. Indexed addresses (DWARF 5's
     // DW_OP_addrx, via .debug_addr) become plain DW_OP_addr, so core sees one form.
-    void storeOps(Dwarf_Attribute* attr, Dwarf_Op* ops, size_t count) {
+    void storeOps(const Attribute& attr, Dwarf_Op* ops, size_t count) {
         die.locationFirst = static_cast<uint32_t>(unit.locationOps.size());
         die.locationCount = static_cast<uint32_t>(count);
         for (size_t i = 0; i < count; ++i) {
@@ -162,7 +293,7 @@ struct AttributeDecoder {
             if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index) {
                 Dwarf_Attribute address;
                 Dwarf_Addr value;
-                if (dwarf_getlocation_attr(attr, &ops[i], &address) == 0 &&
+                if (dwarf_getlocation_attr(attr.lib(), &ops[i], &address) == 0 &&
                     dwarf_formaddr(&address, &value) == 0)
                     op = {DW_OP_addr, value, 0};
             }
@@ -184,7 +315,7 @@ struct AttributeDecoder {
 
     // The expression's operations, decoded here; the few with an index into .debug_addr go
     // through libdw. False when the expression cannot be read.
-    bool storeExpression(Dwarf_Attribute* attr, std::span<const uint8_t> bytes) {
+    bool storeExpression(const Attribute& attr, std::span<const uint8_t> bytes) {
         auto first = static_cast<uint32_t>(unit.locationOps.size());
         Decoded decoded = decodeExpression(bytes, unit.addressSize, unit.locationOps);
         if (decoded == Decoded::Ok) {
@@ -195,7 +326,8 @@ struct AttributeDecoder {
         unit.locationOps.resize(first);
         Dwarf_Op* ops = nullptr;
         size_t count = 0;
-        if (decoded != Decoded::NeedsAddressTable || dwarf_getlocation(attr, &ops, &count) != 0)
+        if (decoded != Decoded::NeedsAddressTable ||
+            dwarf_getlocation(attr.lib(), &ops, &count) != 0)
             return false;
         storeOps(attr, ops, count);
         return true;
@@ -204,21 +336,21 @@ struct AttributeDecoder {
     void noteEntryValue(std::span<const uint8_t> bytes) {
         if (die.entryValueRegister != 0xff)
             return;
-        scratchOps.clear();
-        if (decodeExpression(bytes, unit.addressSize, scratchOps) == Decoded::Ok)
-            die.entryValueRegister = entryValueRegister(scratchOps);
+        context.scratchOps->clear();
+        if (decodeExpression(bytes, unit.addressSize, (*context.scratchOps)) == Decoded::Ok)
+            die.entryValueRegister = entryValueRegister((*context.scratchOps));
     }
 
-    void decodeLocation(Dwarf_Attribute* attr) {
+    void decodeLocation(const Attribute& attr) {
         die.flags |= kHasLocation;
         // Only parameters and file-scope variables get here; their first expression and any
         // entry-value register are what the function and variable rules look at.
-        unsigned form = dwarf_whatform(attr);
+        unsigned form = attr.form();
         bool isList = form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
                       (unit.version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8));
         if (!isList) {
             Dwarf_Block block;
-            if (dwarf_formblock(attr, &block) == 0 &&
+            if (dwarf_formblock(attr.lib(), &block) == 0 &&
                 storeExpression(attr, {reinterpret_cast<const uint8_t*>(block.data), block.length}))
                 die.flags |= kLocationKnown;
             return;
@@ -229,26 +361,28 @@ struct AttributeDecoder {
             return;
         if (form == DW_FORM_loclistx) {
             // An index into the offsets table at the unit's DW_AT_loclists_base.
-            uint64_t slot = locations.listsBase + offset * 4;
-            if (slot + 4 > locations.lists.size())
+            uint64_t slot = context.locations->listsBase + offset * 4;
+            if (slot + 4 > context.locations->lists.size())
                 return;
             uint32_t relative;
-            std::memcpy(&relative, locations.lists.data() + slot, 4);
-            offset = locations.listsBase + relative;
+            std::memcpy(&relative, context.locations->lists.data() + slot, 4);
+            offset = context.locations->listsBase + relative;
         }
         bool first = true;
-        forEachLocationEntry(unit.version >= 5 ? locations.lists : locations.oldLists, offset,
-                             unit.version, unit.addressSize, [&](std::span<const uint8_t> bytes) {
-                                 if (first && storeExpression(attr, bytes))
-                                     die.flags |= kLocationKnown;
-                                 first = false;
-                                 if (die.tag == DW_TAG_formal_parameter)
-                                     noteEntryValue(bytes);
-                             });
+        forEachLocationEntry(
+            unit.version >= 5 ? context.locations->lists : context.locations->oldLists, offset,
+            unit.version, unit.addressSize, [&](std::span<const uint8_t> bytes) {
+                context.locations->touched(bytes);
+                if (first && storeExpression(attr, bytes))
+                    die.flags |= kLocationKnown;
+                first = false;
+                if (die.tag == DW_TAG_formal_parameter)
+                    noteEntryValue(bytes);
+            });
     }
 
-    void decodeConstValue(Dwarf_Attribute* attr) {
-        unsigned form = dwarf_whatform(attr);
+    void decodeConstValue(const Attribute& attr) {
+        unsigned form = attr.form();
         switch (form) {
         case DW_FORM_string:
         case DW_FORM_strp:
@@ -259,7 +393,7 @@ struct AttributeDecoder {
         case DW_FORM_strx3:
         case DW_FORM_strx4:
         case DW_FORM_GNU_strp_alt:
-            if (const char* s = dwarf_formstring(attr)) {
+            if (const char* s = string(attr)) {
                 die.stringValue = s;
                 die.flags |= kHasConstValue | kConstValueString;
             }
@@ -269,7 +403,7 @@ struct AttributeDecoder {
         case DW_FORM_block2:
         case DW_FORM_block4: {
             Dwarf_Block block;
-            if (dwarf_formblock(attr, &block) == 0) {
+            if (dwarf_formblock(attr.lib(), &block) == 0) {
                 uint64_t value = 0;
                 std::memcpy(&value, block.data, std::min<size_t>(block.length, 8));
                 die.constValue = value;
@@ -281,26 +415,21 @@ struct AttributeDecoder {
             break;
         }
         if (isSignedForm(form)) {
-            Dwarf_Sword value;
-            if (dwarf_formsdata(attr, &value) == 0) {
-                die.constValue = static_cast<uint64_t>(value);
-                die.flags |= kHasConstValue | kConstValueSigned;
-            }
+            die.constValue = static_cast<uint64_t>(signedValue(attr));
+            die.flags |= kHasConstValue | kConstValueSigned;
             return;
         }
         setNumber(attr, die.constValue, kHasConstValue);
     }
 
-    void decodeBound(Dwarf_Attribute* attr, DieFlag flag) {
-        unsigned form = dwarf_whatform(attr);
+    void decodeBound(const Attribute& attr, DieFlag flag) {
+        unsigned form = attr.form();
         if (form == DW_FORM_exprloc || form == DW_FORM_ref4 || form == DW_FORM_ref_udata)
             return; // variable length: no static count
         // data1..data8 are unsigned here (char[256] has upper bound 0xff); only the explicitly
         // signed forms can say -1, as C's zero-length arrays do.
         if (isSignedForm(form)) {
-            Dwarf_Sword value;
-            if (dwarf_formsdata(attr, &value) != 0)
-                return;
+            int64_t value = signedValue(attr);
             die.bound = static_cast<uint64_t>(value);
             if (value < 0)
                 die.flags |= kConstValueSigned;
@@ -310,11 +439,11 @@ struct AttributeDecoder {
         die.flags |= flag;
     }
 
-    void decodeMemberLocation(Dwarf_Attribute* attr) {
-        if (dwarf_whatform(attr) == DW_FORM_exprloc) {
+    void decodeMemberLocation(const Attribute& attr) {
+        if (attr.form() == DW_FORM_exprloc) {
             Dwarf_Op* ops = nullptr;
             size_t count = 0;
-            if (dwarf_getlocation(attr, &ops, &count) == 0 && count == 1 &&
+            if (dwarf_getlocation(attr.lib(), &ops, &count) == 0 && count == 1 &&
                 ops[0].atom == DW_OP_plus_uconst) {
                 die.dataMemberLocation = ops[0].number;
                 die.flags |= kHasDataMemberLocation;
@@ -324,12 +453,16 @@ struct AttributeDecoder {
         setNumber(attr, die.dataMemberLocation, kHasDataMemberLocation);
     }
 
-    void decode(Dwarf_Attribute* attr) {
+    void decode(const Attribute& attr) {
         uint64_t value = 0;
-        switch (dwarf_whatattr(attr)) {
+        switch (attr.name()) {
         case DW_AT_name:
-            if (const char* s = dwarf_formstring(attr))
-                die.name = s;
+            // Measured once the unit is read (measureNames): the string's first touch, a cache
+            // miss, is started here and overlaps with reading the next DIEs.
+            if (const char* s = string(attr)) {
+                __builtin_prefetch(s);
+                die.name = {s, 0};
+            }
             break;
         case DW_AT_type:
             die.type = reference(attr);
@@ -382,7 +515,10 @@ struct AttributeDecoder {
             break;
         case DW_AT_low_pc: {
             Dwarf_Addr addr;
-            if (dwarf_formaddr(attr, &addr) == 0) {
+            if (attr.form() == DW_FORM_addr) {
+                die.lowPc = fixed(attr, forms.layout.addressSize);
+                die.flags |= kHasLowPc;
+            } else if (dwarf_formaddr(attr.lib(), &addr) == 0) {
                 die.lowPc = addr;
                 die.flags |= kHasLowPc;
             }
@@ -413,6 +549,239 @@ struct AttributeDecoder {
             break;
         }
     }
+};
+
+// Gives the names AttributeDecoder found their length.
+void measureNames(UnitDies& unit) {
+    for (Die& die : unit.dies) {
+        if (die.name.data())
+            die.name = die.name.data();
+    }
+}
+
+// Reads a unit's DIEs in one pass over its bytes: the DIEs classify() keeps are decoded into the
+// unit, the others skipped, whole subtrees at a time where DW_AT_sibling says where they end.
+class UnitWalk {
+public:
+    struct Failure {
+        uint64_t offset; // of the DIE, in its section
+        std::string what;
+    };
+
+    UnitWalk(UnitDies& out, const AbbreviationTable& table, const UnitForms& forms,
+             const uint8_t* section, uint64_t headerOffset, uint64_t dieOffset, uint64_t end,
+             Dwarf_CU* cu, AttributeDecoder::Context decoding)
+        : out_(out), table_(table), forms_(forms), section_(section),
+          header_(section + headerOffset), end_(section + end),
+          in_({section + dieOffset, end - dieOffset}, forms.bigEndian), cu_(cu),
+          decoding_(decoding) {}
+
+    std::optional<Failure> run() {
+        const uint8_t* start = in_.position();
+        const Abbreviation* a = next();
+        if (!a)
+            return failure_ ? failure_ : Failure{offsetOf(start), "the unit has no DIE"};
+        if (!keep(*a, start, kNoIndex))
+            return failure_;
+        struct Frame {
+            uint32_t tag;       // what children are classified by
+            uint32_t keptOwner; // nearest kept ancestor (or itself)
+        };
+        std::vector<Frame> stack;
+        if (a->hasChildren)
+            stack.push_back({a->tag, 0});
+        // A unit may end without the null entries closing its last DIEs' children.
+        while (!stack.empty() && !in_.atEnd()) {
+            start = in_.position();
+            a = next();
+            if (failure_)
+                return failure_;
+            if (!a) {
+                stack.pop_back();
+                continue;
+            }
+            const Frame frame = stack.back();
+            Visit visit = classify(static_cast<int>(a->tag), static_cast<int>(frame.tag));
+            if (visit == Visit::Skip) {
+                if (!skipDie(*a, start))
+                    return failure_;
+                continue;
+            }
+            uint32_t owner = frame.keptOwner;
+            if (visit == Visit::Keep) {
+                if (!keep(*a, start, owner))
+                    return failure_;
+                owner = static_cast<uint32_t>(out_.dies.size() - 1);
+            } else if (!attributes(*a, start, nullptr)) {
+                return failure_;
+            }
+            // A lexical block passes its function's tag down, so parameters stay recognisable.
+            if (a->hasChildren)
+                stack.push_back({visit == Visit::Descend ? frame.tag : a->tag, owner});
+        }
+        return std::nullopt;
+    }
+
+private:
+    uint64_t offsetOf(const uint8_t* p) const { return static_cast<uint64_t>(p - section_); }
+
+    bool fail(const uint8_t* die, std::string what) {
+        failure_ = Failure{offsetOf(die), std::move(what)};
+        return false;
+    }
+
+    // The abbreviation of the DIE at the cursor; null for the null entry ending a list of
+    // siblings, or on failure.
+    const Abbreviation* next() {
+        const uint8_t* start = in_.position();
+        uint64_t code = in_.uleb();
+        if (!in_.ok()) {
+            fail(start, "the DIE runs past the end of the unit");
+            return nullptr;
+        }
+        if (code == 0)
+            return nullptr;
+        const Abbreviation* a = table_.find(code);
+        if (!a)
+            fail(start,
+                 "abbreviation code " + std::to_string(code) + " is not in the unit's table");
+        return a;
+    }
+
+    // Reads the attributes of the DIE at `start` (abbreviation `a`), decoding the wanted ones
+    // when `decoder` is given. `sibling`, when given, gets where DW_AT_sibling points (or null).
+    bool attributes(const Abbreviation& a, const uint8_t* start, AttributeDecoder* decoder,
+                    const uint8_t** sibling = nullptr) {
+        if (!decoder && !sibling && a.skipSize >= 0) {
+            in_.skip(static_cast<uint64_t>(a.skipSize));
+            return in_.ok() || fail(start, "its attributes run past the end of the unit");
+        }
+        std::span<const AttributeSpec> specs = table_.specs(a);
+        for (size_t i = 0; i < specs.size(); ++i) {
+            const AttributeSpec& spec = specs[i];
+            uint32_t form = spec.form;
+            if (form == DW_FORM_indirect) {
+                uint64_t actual = in_.uleb();
+                if (actual == DW_FORM_indirect || actual == DW_FORM_implicit_const ||
+                    actual > UINT32_MAX)
+                    return fail(start,
+                                "attribute " + hex(spec.name) + " has an invalid indirect form");
+                form = static_cast<uint32_t>(actual);
+            }
+            const uint8_t* value = in_.position();
+            if (form == spec.form && spec.size != kSizeVaries && spec.size != kUnknownForm)
+                in_.skip(spec.size);
+            else if (!skipFormValue(in_, form, forms_.layout))
+                return fail(start,
+                            "attribute " + hex(spec.name) + " has an unknown form " + hex(form));
+            if (!in_.ok())
+                return fail(start, "its attributes run past the end of the unit");
+            if (sibling && static_cast<int32_t>(i) == a.sibling)
+                *sibling = siblingTarget(form, value);
+            if (decoder && spec.wanted)
+                decoder->decode({{spec.name, form, const_cast<unsigned char*>(value), cu_},
+                                 spec.implicitConst});
+        }
+        return true;
+    }
+
+    // Where a DW_AT_sibling value points, if it is a reference into this unit past `value`.
+    const uint8_t* siblingTarget(uint32_t form, const uint8_t* value) const {
+        Cursor at({value, static_cast<size_t>(end_ - value)}, forms_.bigEndian);
+        const uint8_t* target = nullptr;
+        switch (form) {
+        case DW_FORM_ref1:
+        case DW_FORM_ref2:
+        case DW_FORM_ref4:
+        case DW_FORM_ref8: {
+            uint64_t offset = at.fixed(fixedFormSize(form, forms_.layout));
+            if (offset < static_cast<uint64_t>(end_ - header_))
+                target = header_ + offset;
+            break;
+        }
+        case DW_FORM_ref_udata: {
+            uint64_t offset = at.uleb();
+            if (offset < static_cast<uint64_t>(end_ - header_))
+                target = header_ + offset;
+            break;
+        }
+        default:
+            break;
+        }
+        return target && target > value ? target : nullptr;
+    }
+
+    // Moves past the DIE at `start` and everything below it.
+    bool skipDie(const Abbreviation& first, const uint8_t* start) {
+        const Abbreviation* a = &first;
+        size_t depth = 0; // open DIEs whose children are being skipped
+        while (true) {
+            const uint8_t* sibling = nullptr;
+            if (!attributes(*a, start, nullptr,
+                            a->hasChildren && a->sibling >= 0 ? &sibling : nullptr))
+                return false;
+            if (sibling && sibling >= in_.position())
+                in_.seek(sibling);
+            else if (a->hasChildren)
+                ++depth;
+            // Null entries close the lists of children.
+            while (true) {
+                if (depth == 0)
+                    return true;
+                if (in_.atEnd())
+                    return true; // the unit ends: so do all lists
+                start = in_.position();
+                a = next();
+                if (failure_)
+                    return false;
+                if (a)
+                    break;
+                --depth;
+            }
+        }
+    }
+
+    bool keep(const Abbreviation& a, const uint8_t* start, uint32_t parent) {
+        auto idx = static_cast<uint32_t>(out_.dies.size());
+        Die& die = out_.dies.emplace_back();
+        die.offset = offsetOf(start) + decoding_.bias;
+        die.tag = static_cast<uint16_t>(a.tag);
+        die.parent = parent;
+        lastChild_.push_back(kNoIndex);
+        AttributeDecoder decoder{out_, die, decoding_, forms_};
+        if (!attributes(a, start, &decoder))
+            return false;
+        if (decoder.hasRanges && !die.has(kHasLowPc) && a.tag == DW_TAG_subprogram) {
+            // libdw reads range lists: the DIE as it knows one (its abbreviation looked up anew).
+            Dwarf_Die d{const_cast<uint8_t*>(start), cu_, nullptr, 0};
+            Dwarf_Addr base, begin, end;
+            if (dwarf_ranges(&d, 0, &base, &begin, &end) > 0) {
+                die.lowPc = begin;
+                die.flags |= kHasLowPc;
+            }
+        }
+        if (parent != kNoIndex) {
+            if (lastChild_[parent] == kNoIndex)
+                out_.dies[parent].firstChild = idx;
+            else
+                out_.dies[lastChild_[parent]].nextSibling = idx;
+            lastChild_[parent] = idx;
+        }
+        return true;
+    }
+
+    UnitDies& out_;
+    const AbbreviationTable& table_;
+    const UnitForms& forms_;
+    const uint8_t* section_;
+    const uint8_t* header_; // the unit header: unit-relative references count from it
+    const uint8_t* end_;
+    Cursor in_;
+    Dwarf_CU* cu_;
+    AttributeDecoder::Context decoding_;
+    // lastChild_[i]: the newest kept child of kept DIE i, to link the next one after it.
+    std::vector<uint32_t> lastChild_;
+    std::optional<Failure> failure_;
 };
 
 Elf_Scn* findSection(Elf* elf, std::string_view name) {
@@ -465,6 +834,16 @@ const char* sectionName(DieOffset bias) {
                               : "";
 }
 
+// Gives back the resident pages of the read-only file mapping in [begin, end): whole pages only;
+// a dropped page reads back from the file if touched again.
+void giveBack(const char* begin, const char* end) {
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    auto first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+    auto last = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+    if (last > first)
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 } // namespace
 
 Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::string& path) {
@@ -514,6 +893,10 @@ bool LibdwUnitReader::openDirect() {
         sections_.begin(), sections_.end(),
         [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
+    if (dwarf_) {
+        file_ = file;
+        fileSize_ = fileSize;
+    }
     return dwarf_ != nullptr;
 }
 
@@ -525,6 +908,7 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     dwarf_ = nullptr;
     elf_ = nullptr;
     info_ = nullptr;
+    file_ = nullptr;
     sections_.clear();
     if (fd_ < 0)
         return Error::io(path_ + ": cannot open: " + std::strerror(errno));
@@ -593,6 +977,15 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
     Elf* elf = dwarf_getelf(dwarf);
     Elf_Data* info = sectionData(elf, ".debug_info");
     Elf_Data* types = sectionData(elf, ".debug_types");
+    auto bytes = [](Elf_Data* data) -> std::span<const uint8_t> {
+        if (!data || !data->d_buf)
+            return {};
+        return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
+    };
+    std::span<const uint8_t> abbreviations = bytes(sectionData(elf, ".debug_abbrev"));
+    std::span<const uint8_t> strings = bytes(sectionData(elf, ".debug_str"));
+    if (const char* ident = elf_getident(elf, nullptr))
+        bigEndian_ = ident[EI_DATA] == ELFDATA2MSB;
     const size_t first = units_.size();
     Dwarf_CU* cu = nullptr;
     Dwarf_CU* next = nullptr;
@@ -613,13 +1006,27 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
         Elf_Data* section = inTypes ? types : info;
         uint64_t signature = 0;
         Dwarf_Off end = 0;
+        Dwarf_Off abbreviationsOffset = 0;
         if (!section ||
-            dwarf_next_unit(dwarf, headerOffset, &end, nullptr, nullptr, nullptr, nullptr, nullptr,
-                            inTypes ? &signature : nullptr, nullptr) != 0 ||
+            dwarf_next_unit(dwarf, headerOffset, &end, nullptr, nullptr, &abbreviationsOffset,
+                            nullptr, nullptr, inTypes ? &signature : nullptr, nullptr) != 0 ||
             end > section->d_size)
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
                                    ": its length runs past the end of the section");
-        units_.push_back({unitDie, offset, headerOffset, version, unitType, addressSize, bias});
+        // The DIEs are read from the section libdw has: the unit DIE must be in it (libdw gives
+        // none for a unit type it does not know).
+        const auto* sectionStart = static_cast<const uint8_t*>(section->d_buf);
+        if (!sectionStart || offset >= end || unitDie.addr != sectionStart + offset)
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+                                   ": its unit DIE cannot be read (unit type " + hex(unitType) +
+                                   ")");
+        if (addressSize != 4 && addressSize != 8)
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+                                   ": address size " + std::to_string(addressSize) +
+                                   " is neither 4 nor 8");
+        units_.push_back({unitDie, offset, headerOffset, end, version, unitType, addressSize,
+                          offsetSize, bias, sectionStart, abbreviations, abbreviationsOffset,
+                          strings});
         cu = next;
     }
     if (rc < 0) {
@@ -655,15 +1062,17 @@ void LibdwUnitReader::releaseUnit(size_t index) {
     dropPages(units_[index].headerOffset, end);
 }
 
+void LibdwUnitReader::giveBackMapped(const uint8_t* begin, const uint8_t* end) const {
+    // Only the file mapping: decompressed sections are copies on the heap.
+    const auto* file = reinterpret_cast<const uint8_t*>(file_);
+    if (file && begin >= file && end <= file + fileSize_ && begin < end)
+        giveBack(reinterpret_cast<const char*>(begin), reinterpret_cast<const char*>(end));
+}
+
 void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
     if (!info_ || end <= begin || end > infoSize_)
         return;
-    // Whole pages inside the range only; the mapping is the file's, so dropped pages read back.
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    auto first = (reinterpret_cast<uintptr_t>(info_ + begin) + page - 1) & ~(page - 1);
-    auto last = reinterpret_cast<uintptr_t>(info_ + end) & ~(page - 1);
-    if (last > first)
-        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    giveBack(info_ + begin, info_ + end);
 }
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
@@ -695,6 +1104,15 @@ bool LibdwUnitReader::isPartialUnit(size_t index) const {
 }
 
 Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
+    Expected<void> read = decodeUnit(index, out);
+    // Once every unit is read, what stays resident of the file (string, abbreviation and
+    // location sections) is no longer needed: the end phase, where memory peaks, goes without.
+    if (++unitsRead_ == units_.size() && file_)
+        giveBack(file_, file_ + fileSize_);
+    return read;
+}
+
+Expected<void> LibdwUnitReader::decodeUnit(size_t index, UnitDies& out) {
     out.clear();
     Unit& unit = units_[index];
     out.unitOffset = unit.offset + unit.bias;
@@ -703,7 +1121,6 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
     out.isPartial = isPartialUnit(index);
 
     Dwarf_Die root = unit.die;
-    DieOffset unitStart = unit.headerOffset + unit.bias;
     LocationSections locations{loclists_, loc_};
     {
         Dwarf_Attribute base;
@@ -712,40 +1129,24 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
             locations.listsBase = value;
     }
     std::vector<LocationOp> scratchOps;
-    // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
-    std::vector<uint32_t> lastChild;
-    auto keep = [&](Dwarf_Die* d, int tag, uint32_t parent) -> Expected<uint32_t> {
-        auto idx = static_cast<uint32_t>(out.dies.size());
-        Die& die = out.dies.emplace_back();
-        die.offset = dwarf_dieoffset(d) + unit.bias;
-        die.tag = static_cast<uint16_t>(tag);
-        die.parent = parent;
-        lastChild.push_back(kNoIndex);
-        AttributeDecoder decoder{out, die, dwarf_, unitStart, locations, scratchOps};
-        if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
-            return Error::badInput(path_ + ": DIE " + hex(dwarf_dieoffset(d)) +
-                                   sectionName(unit.bias) + ": " + orUnknown(dwarf_errmsg(-1)));
-        if (decoder.hasRanges && !die.has(kHasLowPc) && tag == DW_TAG_subprogram) {
-            Dwarf_Addr base, start, end;
-            if (dwarf_ranges(d, 0, &base, &start, &end) > 0) {
-                die.lowPc = start;
-                die.flags |= kHasLowPc;
-            }
-        }
-        if (parent != kNoIndex) {
-            if (lastChild[parent] == kNoIndex)
-                out.dies[parent].firstChild = idx;
-            else
-                out.dies[lastChild[parent]].nextSibling = idx;
-            lastChild[parent] = idx;
-        }
-        return idx;
-    };
+    AttributeDecoder::Context decoding{dwarf_, unit.headerOffset + unit.bias, unit.bias, &locations,
+                                       &scratchOps};
+    UnitForms forms{{unit.version, unit.addressSize, unit.offsetSize}, bigEndian_, unit.strings};
+    thread_local AbbreviationTable abbreviations;
+    uint64_t tableEnd =
+        abbreviations.parse(unit.abbreviations, unit.abbreviationsOffset, forms.layout, isDecoded);
+    // Decoded: the table's pages may go (another unit sharing it reads them back).
+    giveBackMapped(unit.abbreviations.data() + std::min(unit.abbreviationsOffset, tableEnd),
+                   unit.abbreviations.data() + tableEnd);
+    UnitWalk walk(out, abbreviations, forms, unit.section, unit.headerOffset, unit.offset, unit.end,
+                  root.cu, decoding);
+    if (auto failure = walk.run())
+        return Error::badInput(path_ + ": DIE " + hex(failure->offset) + sectionName(unit.bias) +
+                               ": " + failure->what);
 
-    int rootTag = dwarf_tag(&root);
-    auto rootIndex = keep(&root, rootTag, kNoIndex);
-    if (!rootIndex)
-        return std::move(rootIndex).error();
+    measureNames(out);
+    if (locations.lowest)
+        giveBackMapped(locations.lowest, locations.highest);
     out.language = 0;
     {
         Dwarf_Attribute attr;
@@ -756,49 +1157,6 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         if (dwarf_attr(&root, DW_AT_producer, &attr))
             if (const char* producer = dwarf_formstring(&attr))
                 out.producer = producer;
-    }
-
-    struct Frame {
-        Dwarf_Die die;   // the DIE whose children are being walked
-        Dwarf_Die child; // the current child
-        bool started;
-        int tag;
-        uint32_t keptOwner; // nearest kept ancestor (or itself)
-    };
-    std::vector<Frame> stack;
-    stack.push_back({root, {}, false, rootTag, 0});
-    while (!stack.empty()) {
-        Frame& frame = stack.back();
-        int rc = frame.started ? dwarf_siblingof(&frame.child, &frame.child)
-                               : dwarf_child(&frame.die, &frame.child);
-        frame.started = true;
-        if (rc < 0)
-            return Error::badInput(path_ + ": unit " + hex(unit.headerOffset) +
-                                   sectionName(unit.bias) + ": DIE after " +
-                                   hex(dwarf_dieoffset(&frame.die)) + ": " +
-                                   orUnknown(dwarf_errmsg(-1)));
-        if (rc > 0) {
-            stack.pop_back();
-            continue;
-        }
-        Dwarf_Die child = frame.child;
-        int tag = dwarf_tag(&child);
-        Visit visit = classify(tag, frame.tag);
-        if (visit == Visit::Skip)
-            continue;
-        uint32_t owner = frame.keptOwner;
-        int parentTag = frame.tag;
-        if (visit == Visit::Keep) {
-            auto idx = keep(&child, tag, owner);
-            if (!idx)
-                return std::move(idx).error();
-            owner = *idx;
-        }
-        if (dwarf_haschildren(&child) > 0) {
-            // A lexical block passes its function's tag down, so parameters stay recognisable.
-            int childContextTag = visit == Visit::Descend ? parentTag : tag;
-            stack.push_back({child, {}, false, childContextTag, owner});
-        }
     }
     return {};
 }

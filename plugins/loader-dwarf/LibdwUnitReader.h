@@ -2,15 +2,18 @@
 // opened directly, read-only mapped, so the pages of a unit already read can be given back;
 // everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
 // separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
-// units of the input. libdw decodes the DIEs: one pass per DIE over its attributes
-// (dwarf_getattrs), and subtrees that cannot hold types (inlined instances, call sites) are
-// skipped whole.
+// units of the input. libdw finds the units and sections; the DIEs are read here, in one pass
+// over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
+// of the common forms read directly and the others through libdw. Subtrees that cannot hold
+// types (inlined instances, call sites) are skipped whole.
 #pragma once
 
 #include "btforge/dwarf/UnitReader.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,10 +37,18 @@ private:
         Dwarf_Die die;
         Dwarf_Off offset;       // of the unit DIE
         Dwarf_Off headerOffset; // of the unit header: where the unit's bytes start
+        Dwarf_Off end;          // where the next unit's header starts
         uint16_t version;
         uint8_t unitType;
         uint8_t addressSize;
+        uint8_t offsetSize;
         DieOffset bias; // added to its DIE offsets: DIEs outside .debug_info get their own range
+        // The sections of the file it is in (this one or the alt file), as libdw has them
+        // (decompressed, relocated).
+        const uint8_t* section;                 // .debug_info or .debug_types
+        std::span<const uint8_t> abbreviations; // .debug_abbrev
+        Dwarf_Off abbreviationsOffset;          // of its table
+        std::span<const uint8_t> strings;       // .debug_str
     };
     struct AllocatedSection {
         uint64_t address;
@@ -54,11 +65,14 @@ private:
     Expected<void> addUnits(Dwarf* dwarf);
     // Gives back the resident pages of .debug_info[begin, end) (direct mode only).
     void dropPages(uint64_t begin, uint64_t end) const;
+    // Gives back the resident pages of [begin, end) if it is inside the file mapping.
+    void giveBackMapped(const uint8_t* begin, const uint8_t* end) const;
+    Expected<void> decodeUnit(size_t index, UnitDies& out);
 
     std::string path_;
     int fd_ = -1;
-    Elf* elf_ = nullptr;         // direct mode
-    Dwfl* dwfl_ = nullptr;       // libdwfl mode
+    Elf* elf_ = nullptr;   // direct mode
+    Dwfl* dwfl_ = nullptr; // libdwfl mode
     Dwfl_Module* module_ = nullptr;
     Dwarf* dwarf_ = nullptr;
     Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
@@ -66,7 +80,11 @@ private:
     // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
     const char* info_ = nullptr;
     size_t infoSize_ = 0;
+    const char* file_ = nullptr; // direct mode: the whole file mapping
+    size_t fileSize_ = 0;
+    std::atomic<size_t> unitsRead_{0};
     std::vector<Unit> units_;
+    bool bigEndian_ = false; // the file's byte order
     // Location list sections, decoded here rather than by libdw (see LocationDecoder.h).
     std::span<const uint8_t> loclists_;
     std::span<const uint8_t> loc_;

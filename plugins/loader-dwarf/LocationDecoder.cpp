@@ -1,78 +1,11 @@
 #include "LocationDecoder.h"
 
+#include "Cursor.h"
+
 #include <cstring>
 #include <dwarf.h>
 
 namespace btforge::dwarf {
-namespace {
-
-// Reads little-endian DWARF data with bounds checks; any overrun clears `ok` and yields 0.
-class Cursor {
-public:
-    explicit Cursor(std::span<const uint8_t> bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
-
-    bool ok() const { return ok_; }
-    bool atEnd() const { return p_ >= end_; }
-    const uint8_t* position() const { return p_; }
-
-    uint64_t fixed(size_t size) {
-        if (size > 8 || static_cast<size_t>(end_ - p_) < size) {
-            ok_ = false;
-            p_ = end_;
-            return 0;
-        }
-        uint64_t value = 0;
-        for (size_t i = 0; i < size; ++i)
-            value |= uint64_t(p_[i]) << (8 * i);
-        p_ += size;
-        return value;
-    }
-    uint64_t uleb() {
-        uint64_t value = 0;
-        for (unsigned shift = 0; p_ < end_; shift += 7) {
-            uint8_t byte = *p_++;
-            if (shift < 64)
-                value |= uint64_t(byte & 0x7f) << shift;
-            if (!(byte & 0x80))
-                return value;
-        }
-        ok_ = false;
-        return 0;
-    }
-    int64_t sleb() {
-        uint64_t value = 0;
-        unsigned shift = 0;
-        for (; p_ < end_; shift += 7) {
-            uint8_t byte = *p_++;
-            if (shift < 64)
-                value |= uint64_t(byte & 0x7f) << shift;
-            if (!(byte & 0x80)) {
-                if (shift + 7 < 64 && (byte & 0x40))
-                    value |= ~uint64_t(0) << (shift + 7);
-                return static_cast<int64_t>(value);
-            }
-        }
-        ok_ = false;
-        return 0;
-    }
-    std::span<const uint8_t> block(uint64_t size) {
-        if (size > static_cast<uint64_t>(end_ - p_)) {
-            ok_ = false;
-            p_ = end_;
-            return {};
-        }
-        std::span<const uint8_t> result(p_, size);
-        p_ += size;
-        return result;
-    }
-
-private:
-    const uint8_t* p_;
-    const uint8_t* end_;
-    bool ok_ = true;
-};
-
-} // namespace
 
 Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
                          std::vector<LocationOp>& ops) {
@@ -80,7 +13,8 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
     while (!in.atEnd()) {
         uint8_t atom = static_cast<uint8_t>(in.fixed(1));
         LocationOp op{atom, 0, 0};
-        if ((atom >= DW_OP_lit0 && atom <= DW_OP_lit31) || (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)) {
+        if ((atom >= DW_OP_lit0 && atom <= DW_OP_lit31) ||
+            (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)) {
             // no operand
         } else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
             op.number = static_cast<uint64_t>(in.sleb());

@@ -104,8 +104,6 @@ struct UnitDies {
     void clear();
     // Adds the DIEs of a unit whose offsets all follow this one's; its unit DIE gets no parent.
     void append(const UnitDies& other);
-    // The index of the DIE at `offset` in this unit, or kNoIndex (dies are sorted by offset).
-    uint32_t indexOf(DieOffset offset) const;
 };
 
 } // namespace btforge::dwarf

@@ -1,0 +1,180 @@
+#include "Abbreviations.h"
+
+#include <algorithm>
+#include <dwarf.h>
+
+namespace btforge::dwarf {
+namespace {
+
+// Codes up to this are looked up by index; compilers number abbreviations from 1 up.
+constexpr uint64_t kDenseCodes = 1u << 16;
+
+} // namespace
+
+uint8_t fixedFormSize(uint32_t form, const FormContext& context) {
+    switch (form) {
+    case DW_FORM_flag_present:
+    case DW_FORM_implicit_const:
+        return 0;
+    case DW_FORM_data1:
+    case DW_FORM_ref1:
+    case DW_FORM_flag:
+    case DW_FORM_strx1:
+    case DW_FORM_addrx1:
+        return 1;
+    case DW_FORM_data2:
+    case DW_FORM_ref2:
+    case DW_FORM_strx2:
+    case DW_FORM_addrx2:
+        return 2;
+    case DW_FORM_strx3:
+    case DW_FORM_addrx3:
+        return 3;
+    case DW_FORM_data4:
+    case DW_FORM_ref4:
+    case DW_FORM_ref_sup4:
+    case DW_FORM_strx4:
+    case DW_FORM_addrx4:
+        return 4;
+    case DW_FORM_data8:
+    case DW_FORM_ref8:
+    case DW_FORM_ref_sig8:
+    case DW_FORM_ref_sup8:
+        return 8;
+    case DW_FORM_data16:
+        return 16;
+    case DW_FORM_addr:
+        return context.addressSize;
+    case DW_FORM_ref_addr:
+        return context.version < 3 ? context.addressSize : context.offsetSize;
+    case DW_FORM_strp:
+    case DW_FORM_line_strp:
+    case DW_FORM_sec_offset:
+    case DW_FORM_strp_sup:
+    case DW_FORM_GNU_ref_alt:
+    case DW_FORM_GNU_strp_alt:
+        return context.offsetSize;
+    case DW_FORM_udata:
+    case DW_FORM_sdata:
+    case DW_FORM_ref_udata:
+    case DW_FORM_strx:
+    case DW_FORM_addrx:
+    case DW_FORM_loclistx:
+    case DW_FORM_rnglistx:
+    case DW_FORM_GNU_addr_index:
+    case DW_FORM_GNU_str_index:
+    case DW_FORM_string:
+    case DW_FORM_block:
+    case DW_FORM_block1:
+    case DW_FORM_block2:
+    case DW_FORM_block4:
+    case DW_FORM_exprloc:
+    case DW_FORM_indirect:
+        return kSizeVaries;
+    default:
+        return kUnknownForm;
+    }
+}
+
+bool skipFormValue(Cursor& in, uint32_t form, const FormContext& context) {
+    uint8_t size = fixedFormSize(form, context);
+    if (size == kUnknownForm)
+        return false;
+    if (size != kSizeVaries) {
+        in.skip(size);
+        return true;
+    }
+    switch (form) {
+    case DW_FORM_string:
+        in.skipString();
+        return true;
+    case DW_FORM_block1:
+        in.skip(in.fixed(1));
+        return true;
+    case DW_FORM_block2:
+        in.skip(in.fixed(2));
+        return true;
+    case DW_FORM_block4:
+        in.skip(in.fixed(4));
+        return true;
+    case DW_FORM_block:
+    case DW_FORM_exprloc:
+        in.skip(in.uleb());
+        return true;
+    case DW_FORM_indirect: {
+        // The form comes first in the DIE; it may not be indirect or implicit again.
+        uint64_t actual = in.uleb();
+        if (actual == DW_FORM_indirect || actual == DW_FORM_implicit_const || actual > UINT32_MAX)
+            return false;
+        return skipFormValue(in, static_cast<uint32_t>(actual), context);
+    }
+    default: // LEB128
+        in.uleb();
+        return true;
+    }
+}
+
+uint64_t AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t offset,
+                                  const FormContext& context, bool (*wanted)(uint32_t)) {
+    abbreviations_.clear();
+    specs_.clear();
+    dense_.clear();
+    Cursor in(section.subspan(std::min<uint64_t>(offset, section.size())));
+    while (true) {
+        Abbreviation a;
+        a.code = in.uleb();
+        if (a.code == 0 || !in.ok())
+            break;
+        uint64_t tag = in.uleb();
+        a.tag = static_cast<uint32_t>(std::min<uint64_t>(tag, UINT32_MAX));
+        a.hasChildren = in.byte() != 0;
+        a.firstSpec = static_cast<uint32_t>(specs_.size());
+        int64_t skipSize = 0;
+        while (in.ok()) {
+            uint64_t name = in.uleb();
+            uint64_t form = in.uleb();
+            if (name == 0 && form == 0)
+                break;
+            AttributeSpec spec{};
+            spec.name = static_cast<uint32_t>(std::min<uint64_t>(name, UINT32_MAX));
+            spec.form = static_cast<uint32_t>(std::min<uint64_t>(form, UINT32_MAX));
+            if (spec.form == DW_FORM_implicit_const)
+                spec.implicitConst = in.sleb();
+            spec.size = fixedFormSize(spec.form, context);
+            spec.wanted = wanted(spec.name);
+            if (spec.name == DW_AT_sibling && a.sibling < 0)
+                a.sibling = static_cast<int32_t>(specs_.size() - a.firstSpec);
+            if (spec.size == kSizeVaries || spec.size == kUnknownForm)
+                skipSize = -1;
+            else if (skipSize >= 0)
+                skipSize += spec.size;
+            specs_.push_back(spec);
+        }
+        if (!in.ok()) { // cut short: the codes read so far stay usable, as libdw's lazy lookup has
+                        // them
+            specs_.resize(a.firstSpec);
+            break;
+        }
+        a.specCount = static_cast<uint32_t>(specs_.size()) - a.firstSpec;
+        a.skipSize = skipSize;
+        if (a.code < kDenseCodes) {
+            if (dense_.size() <= a.code)
+                dense_.resize(a.code + 1, kNone);
+            // The first of a repeated code wins, as in a lookup from the start of the table.
+            if (dense_[a.code] == kNone)
+                dense_[a.code] = static_cast<uint32_t>(abbreviations_.size());
+        }
+        abbreviations_.push_back(a);
+    }
+    return section.size() - in.remaining();
+}
+
+const Abbreviation* AbbreviationTable::findSparse(uint64_t code) const {
+    for (const Abbreviation& a : abbreviations_) {
+        if (a.code == code)
+            return &a;
+    }
+    return nullptr;
+}
+
+} // namespace btforge::dwarf
