@@ -2,6 +2,7 @@
 
 #include "LocationDecoder.h"
 
+#include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitMapper.h"
 #include "btforge/support/Hex.h"
 
@@ -24,10 +25,6 @@ std::string orUnknown(const char* message) {
     return message ? message : "unknown error";
 }
 
-// DIE offsets are keys across all units; DIEs of other sections get ranges of their own.
-constexpr DieOffset kAltBias = 1ull << 61;   // .debug_info of the .gnu_debugaltlink file (dwz -m)
-constexpr DieOffset kTypesBias = 1ull << 62; // .debug_types (DWARF 4 type units)
-
 // The bias of the DIEs of `cu`, a unit of `main` or of its alt file.
 DieOffset biasOf(Dwarf* main, Dwarf_CU* cu) {
     if (dwarf_cu_getdwarf(cu) != main)
@@ -38,50 +35,6 @@ DieOffset biasOf(Dwarf* main, Dwarf_CU* cu) {
     return version < 5 && unitType == DW_UT_type ? kTypesBias : 0;
 }
 
-// What the traversal does with a DIE, decided from its tag and where it sits.
-enum class Visit : uint8_t {
-    Keep,    // decode it and look at its children
-    Descend, // not needed itself, but types may be nested inside (lexical blocks)
-    Skip,    // nothing below it can be a type the output needs
-};
-
-// Types, and the DIEs that make up a type's description.
-bool isTypeOrPart(int tag) {
-    switch (tag) {
-    case DW_TAG_member:
-    case DW_TAG_inheritance:
-    case DW_TAG_enumerator:
-    case DW_TAG_subrange_type:
-    case kTagLlvmAnnotation:
-        return true;
-    default:
-        return isTypeDie(static_cast<uint16_t>(tag));
-    }
-}
-
-Visit classify(int tag, int parentTag) {
-    if (isTypeOrPart(tag))
-        return Visit::Keep;
-    bool atUnitScope = parentTag == DW_TAG_compile_unit || parentTag == DW_TAG_partial_unit ||
-                       parentTag == DW_TAG_type_unit || parentTag == DW_TAG_namespace;
-    switch (tag) {
-    case DW_TAG_subprogram:
-    case DW_TAG_namespace:
-        return Visit::Keep;
-    case DW_TAG_variable:
-        return atUnitScope ? Visit::Keep : Visit::Skip;
-    case DW_TAG_formal_parameter:
-    case DW_TAG_unspecified_parameters:
-        return parentTag == DW_TAG_subprogram || parentTag == DW_TAG_subroutine_type ? Visit::Keep
-                                                                                     : Visit::Skip;
-    case DW_TAG_lexical_block:
-        return Visit::Descend;
-    default:
-        return Visit::Skip;
-    }
-}
-
-// Decodes one DIE's attributes in a single dwarf_getattrs pass.
 // The sections location lists live in, and where this unit's loclistx table starts.
 struct LocationSections {
     std::span<const uint8_t> lists;    // .debug_loclists (DWARF 5)
@@ -89,6 +42,7 @@ struct LocationSections {
     uint64_t listsBase = 0;
 };
 
+// Decodes one DIE's attributes in a single dwarf_getattrs pass.
 struct AttributeDecoder {
     UnitDies& unit;
     Die& die;
@@ -159,6 +113,9 @@ struct AttributeDecoder {
         die.locationCount = static_cast<uint32_t>(count);
         for (size_t i = 0; i < count; ++i) {
             LocationOp op{ops[i].atom, ops[i].number, ops[i].number2};
+            if (op.atom == DW_OP_entry_value || op.atom == DW_OP_GNU_entry_value ||
+                op.atom == DW_OP_implicit_value) // libdw: a pointer to the block
+                op.number2 = op.number ? *reinterpret_cast<const uint8_t*>(ops[i].number2) : 0;
             if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index) {
                 Dwarf_Attribute address;
                 Dwarf_Addr value;
@@ -168,18 +125,6 @@ struct AttributeDecoder {
             }
             unit.locationOps.push_back(op);
         }
-    }
-
-    // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N.
-    static uint8_t entryValueRegister(std::span<const LocationOp> ops) {
-        bool shape = ops.size() == 1 || (ops.size() == 2 && ops[1].atom == DW_OP_stack_value);
-        if (!shape || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value))
-            return 0xff;
-        // The sub-expression comes as a length and a pointer to its bytes.
-        const auto* block = reinterpret_cast<const uint8_t*>(ops[0].number2);
-        if (ops[0].number != 1 || !block || block[0] < DW_OP_reg0 || block[0] > DW_OP_reg31)
-            return 0xff;
-        return static_cast<uint8_t>(block[0] - DW_OP_reg0);
     }
 
     // The expression's operations, decoded here; the few with an index into .debug_addr go
@@ -497,8 +442,7 @@ bool LibdwUnitReader::openDirect() {
         if (!gelf_getshdr(scn, &shdr))
             return false;
         if (shdr.sh_flags & SHF_ALLOC)
-            sections_.push_back(
-                {shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn))});
+            sections_.add(shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn)));
         const char* name = elf_strptr(elf_, shstrndx, shdr.sh_name);
         if (!name || std::string_view(name) != ".debug_info" || (shdr.sh_flags & SHF_COMPRESSED))
             continue;
@@ -510,9 +454,7 @@ bool LibdwUnitReader::openDirect() {
             infoSize_ = data->d_size;
         }
     }
-    std::sort(
-        sections_.begin(), sections_.end(),
-        [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
+    sections_.sort();
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
     return dwarf_ != nullptr;
 }
@@ -525,7 +467,7 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     dwarf_ = nullptr;
     elf_ = nullptr;
     info_ = nullptr;
-    sections_.clear();
+    sections_ = {};
     if (fd_ < 0)
         return Error::io(path_ + ": cannot open: " + std::strerror(errno));
     static char* debuginfoPath = nullptr;
@@ -667,19 +609,8 @@ void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
 }
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
-    if (!dwfl_) {
-        auto it =
-            std::upper_bound(sections_.begin(), sections_.end(), dwarfAddress,
-                             [](uint64_t a, const AllocatedSection& s) { return a < s.address; });
-        // Sections may overlap (.tbss); the last one starting at or below the address that
-        // contains it wins.
-        while (it != sections_.begin()) {
-            --it;
-            if (dwarfAddress - it->address < it->size)
-                return SectionOffset{it->index, dwarfAddress - it->address};
-        }
-        return std::nullopt;
-    }
+    if (!dwfl_)
+        return sections_.locate(dwarfAddress);
     // libdwfl knows where it placed each section of a relocatable file.
     Dwarf_Addr address = dwarfAddress + bias_;
     Dwarf_Addr bias = 0;
@@ -783,7 +714,7 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
         }
         Dwarf_Die child = frame.child;
         int tag = dwarf_tag(&child);
-        Visit visit = classify(tag, frame.tag);
+        Visit visit = classifyDie(static_cast<uint16_t>(tag), static_cast<uint16_t>(frame.tag));
         if (visit == Visit::Skip)
             continue;
         uint32_t owner = frame.keptOwner;

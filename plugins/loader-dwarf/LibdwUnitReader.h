@@ -7,10 +7,12 @@
 // skipped whole.
 #pragma once
 
+#include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitReader.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
 #include <memory>
 #include <span>
 #include <string>
@@ -39,11 +41,6 @@ private:
         uint8_t addressSize;
         DieOffset bias; // added to its DIE offsets: DIEs outside .debug_info get their own range
     };
-    struct AllocatedSection {
-        uint64_t address;
-        uint64_t size;
-        uint32_t index;
-    };
 
     explicit LibdwUnitReader(std::string path) : path_(std::move(path)) {}
     bool openDirect();
@@ -57,12 +54,12 @@ private:
 
     std::string path_;
     int fd_ = -1;
-    Elf* elf_ = nullptr;         // direct mode
-    Dwfl* dwfl_ = nullptr;       // libdwfl mode
+    Elf* elf_ = nullptr;   // direct mode
+    Dwfl* dwfl_ = nullptr; // libdwfl mode
     Dwfl_Module* module_ = nullptr;
     Dwarf* dwarf_ = nullptr;
-    Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
-    std::vector<AllocatedSection> sections_; // direct mode: for locate()
+    Dwarf_Addr bias_ = 0;       // where libdwfl placed the file; DWARF addresses do not include it
+    SectionAddresses sections_; // direct mode: for locate()
     // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
     const char* info_ = nullptr;
     size_t infoSize_ = 0;

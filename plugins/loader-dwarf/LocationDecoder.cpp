@@ -9,7 +9,8 @@ namespace {
 // Reads little-endian DWARF data with bounds checks; any overrun clears `ok` and yields 0.
 class Cursor {
 public:
-    explicit Cursor(std::span<const uint8_t> bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+    explicit Cursor(std::span<const uint8_t> bytes)
+        : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
 
     bool ok() const { return ok_; }
     bool atEnd() const { return p_ >= end_; }
@@ -80,7 +81,8 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
     while (!in.atEnd()) {
         uint8_t atom = static_cast<uint8_t>(in.fixed(1));
         LocationOp op{atom, 0, 0};
-        if ((atom >= DW_OP_lit0 && atom <= DW_OP_lit31) || (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)) {
+        if ((atom >= DW_OP_lit0 && atom <= DW_OP_lit31) ||
+            (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)) {
             // no operand
         } else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
             op.number = static_cast<uint64_t>(in.sleb());
@@ -127,9 +129,9 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
             case DW_OP_entry_value:
             case DW_OP_GNU_entry_value:
             case DW_OP_implicit_value: {
-                // As libdw gives it: the block's length and a pointer to its bytes.
                 op.number = in.uleb();
-                op.number2 = reinterpret_cast<uintptr_t>(in.block(op.number).data());
+                auto block = in.block(op.number);
+                op.number2 = block.empty() ? 0 : block[0];
                 break;
             }
             case DW_OP_addrx:
