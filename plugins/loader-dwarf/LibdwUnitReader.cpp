@@ -5,6 +5,7 @@
 #include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitMapper.h"
 #include "btforge/support/Hex.h"
+#include "btforge/support/MappedFile.h"
 
 #include <gelf.h>
 
@@ -14,7 +15,6 @@
 #include <dwarf.h>
 #include <fcntl.h>
 #include <sstream>
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace btforge::dwarf {
@@ -600,12 +600,7 @@ void LibdwUnitReader::releaseUnit(size_t index) {
 void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
     if (!info_ || end <= begin || end > infoSize_)
         return;
-    // Whole pages inside the range only; the mapping is the file's, so dropped pages read back.
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    auto first = (reinterpret_cast<uintptr_t>(info_ + begin) + page - 1) & ~(page - 1);
-    auto last = reinterpret_cast<uintptr_t>(info_ + end) & ~(page - 1);
-    if (last > first)
-        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    dropFilePages(std::as_bytes(std::span(info_ + begin, end - begin)));
 }
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
