@@ -193,6 +193,18 @@ struct AttributeDecoder {
             die.entryValueRegister = entryValueRegister(scratchOps);
     }
 
+    // A block attribute's bytes, when they lie inside the unit's section: LLVM takes a block's
+    // length as the DIE gives it, and a broken one would point past the section.
+    std::optional<llvm::ArrayRef<uint8_t>> blockOf(const DWARFFormValue& value) const {
+        auto bytes = value.getAsBlock();
+        llvm::StringRef section = llvmUnit.getInfoSection().Data;
+        const auto* begin = reinterpret_cast<const uint8_t*>(section.data());
+        if (!bytes || bytes->data() < begin || bytes->data() > begin + section.size() ||
+            bytes->size() > static_cast<size_t>(begin + section.size() - bytes->data()))
+            return std::nullopt;
+        return bytes;
+    }
+
     // Where an expression block of this unit's section starts in that section.
     uint64_t offsetInSection(llvm::ArrayRef<uint8_t> block) const {
         return static_cast<uint64_t>(reinterpret_cast<const char*>(block.data()) -
@@ -208,7 +220,7 @@ struct AttributeDecoder {
             form == dw::DW_FORM_sec_offset || form == dw::DW_FORM_loclistx ||
             (unit.version < 4 && (form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8));
         if (!isList) {
-            auto block = value.getAsBlock();
+            auto block = blockOf(value);
             if (block && storeExpression(*block, offsetInSection(*block)))
                 die.flags |= kLocationKnown;
             return;
@@ -260,7 +272,7 @@ struct AttributeDecoder {
         case dw::DW_FORM_block1:
         case dw::DW_FORM_block2:
         case dw::DW_FORM_block4:
-            if (auto block = value.getAsBlock()) {
+            if (auto block = blockOf(value)) {
                 uint64_t number = 0;
                 std::memcpy(&number, block->data(), std::min<size_t>(block->size(), 8));
                 die.constValue = number;
@@ -291,7 +303,7 @@ struct AttributeDecoder {
     void decodeMemberLocation(const DWARFFormValue& value) {
         if (value.getForm() == dw::DW_FORM_exprloc) {
             scratchOps.clear();
-            auto block = value.getAsBlock();
+            auto block = blockOf(value);
             if (block && decodeExpression(*block, std::nullopt, scratchOps) &&
                 scratchOps.size() == 1 && scratchOps[0].atom == dw::DW_OP_plus_uconst) {
                 die.dataMemberLocation = scratchOps[0].number;
@@ -513,7 +525,7 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
     // LLVM stops at the first unit header it cannot read, or one whose length runs past the end.
     if (!sink.message().empty() || infoEnd != infoSize)
         return Error::badInput(
-            path_ + ": the unit at " + hex(infoEnd) + ": " +
+            path_ + ": unit " + hex(infoEnd) + ": " +
             (sink.message().empty() ? "its header cannot be read" : sink.message()));
     return {};
 }
