@@ -57,6 +57,23 @@ uint8_t entryValueRegister(std::span<const LocationOp> ops) {
     return static_cast<uint8_t>(inner - DW_OP_reg0);
 }
 
+Die& DieTreeBuilder::add(DieOffset offset, uint16_t tag, uint32_t parent) {
+    auto index = static_cast<uint32_t>(unit_.dies.size());
+    Die& die = unit_.dies.emplace_back();
+    die.offset = offset;
+    die.tag = tag;
+    die.parent = parent;
+    lastChild_.push_back(kNoIndex);
+    if (parent != kNoIndex) {
+        if (lastChild_[parent] == kNoIndex)
+            unit_.dies[parent].firstChild = index;
+        else
+            unit_.dies[lastChild_[parent]].nextSibling = index;
+        lastChild_[parent] = index;
+    }
+    return die;
+}
+
 void SectionAddresses::add(uint64_t address, uint64_t size, uint32_t index) {
     sections_.push_back({address, size, index});
 }

@@ -638,15 +638,9 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
             locations.listsBase = value;
     }
     std::vector<LocationOp> scratchOps;
-    // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
-    std::vector<uint32_t> lastChild;
+    DieTreeBuilder tree(out);
     auto keep = [&](Dwarf_Die* d, int tag, uint32_t parent) -> Expected<uint32_t> {
-        auto idx = static_cast<uint32_t>(out.dies.size());
-        Die& die = out.dies.emplace_back();
-        die.offset = dwarf_dieoffset(d) + unit.bias;
-        die.tag = static_cast<uint16_t>(tag);
-        die.parent = parent;
-        lastChild.push_back(kNoIndex);
+        Die& die = tree.add(dwarf_dieoffset(d) + unit.bias, static_cast<uint16_t>(tag), parent);
         AttributeDecoder decoder{out, die, dwarf_, unitStart, locations, scratchOps};
         if (dwarf_getattrs(d, AttributeDecoder::callback, &decoder, 0) < 0)
             return Error::badInput(path_ + ": DIE " + hex(dwarf_dieoffset(d)) +
@@ -658,14 +652,7 @@ Expected<void> LibdwUnitReader::readUnit(size_t index, UnitDies& out) {
                 die.flags |= kHasLowPc;
             }
         }
-        if (parent != kNoIndex) {
-            if (lastChild[parent] == kNoIndex)
-                out.dies[parent].firstChild = idx;
-            else
-                out.dies[lastChild[parent]].nextSibling = idx;
-            lastChild[parent] = idx;
-        }
-        return idx;
+        return tree.lastIndex();
     };
 
     int rootTag = dwarf_tag(&root);

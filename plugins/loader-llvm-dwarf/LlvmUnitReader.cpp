@@ -567,17 +567,11 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
     const DieOffset unitStart = llvmUnit.getOffset() + unit.bias;
 
     std::vector<LocationOp> scratchOps;
-    // lastChild[i]: the newest kept child of kept DIE i, to link the next one after it.
-    std::vector<uint32_t> lastChild;
+    DieTreeBuilder tree(out);
     auto keep = [&](const llvm::DWARFDebugInfoEntry& entry, uint32_t parent) {
         const DWARFDie d(&llvmUnit, &entry);
         const uint16_t tag = entry.getTag();
-        auto idx = static_cast<uint32_t>(out.dies.size());
-        Die& die = out.dies.emplace_back();
-        die.offset = d.getOffset() + unit.bias;
-        die.tag = tag;
-        die.parent = parent;
-        lastChild.push_back(kNoIndex);
+        Die& die = tree.add(d.getOffset() + unit.bias, tag, parent);
         AttributeDecoder decoder{*this, llvmUnit, out, die, unitStart, scratchOps};
         for (const llvm::DWARFAttribute& attribute : d.attributes())
             decoder.decode(attribute.Attr, attribute.Value);
@@ -590,14 +584,7 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
                 die.flags |= kHasLowPc;
             }
         }
-        if (parent != kNoIndex) {
-            if (lastChild[parent] == kNoIndex)
-                out.dies[parent].firstChild = idx;
-            else
-                out.dies[lastChild[parent]].nextSibling = idx;
-            lastChild[parent] = idx;
-        }
-        return idx;
+        return tree.lastIndex();
     };
 
     keep(root, kNoIndex);

@@ -30,6 +30,19 @@ Visit classifyDie(uint16_t tag, uint16_t parentTag);
 // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N, or 0xff.
 uint8_t entryValueRegister(std::span<const LocationOp> ops);
 
+// Appends the DIEs a reader keeps, in pre-order, each linked to its parent and previous sibling.
+class DieTreeBuilder {
+public:
+    explicit DieTreeBuilder(UnitDies& unit) : unit_(unit) {}
+    // A new DIE under kept DIE `parent` (kNoIndex: the unit DIE); the reader fills the rest.
+    Die& add(DieOffset offset, uint16_t tag, uint32_t parent);
+    uint32_t lastIndex() const { return static_cast<uint32_t>(unit_.dies.size()) - 1; }
+
+private:
+    UnitDies& unit_;
+    std::vector<uint32_t> lastChild_; // per kept DIE: its newest child, the next one's sibling
+};
+
 // The allocated sections of an ELF input by address, to answer UnitReader::locate.
 class SectionAddresses {
 public:
