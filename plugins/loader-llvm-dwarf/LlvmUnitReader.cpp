@@ -3,6 +3,7 @@
 #include "btforge/support/Hex.h"
 #include "btforge/support/MappedFile.h"
 
+#include <cctype>
 #include <cstring>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLoc.h>
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
@@ -22,8 +23,17 @@ namespace dw = llvm::dwarf;
 // the first message of what it is reading at the time.
 thread_local std::string* errorSink = nullptr;
 
+// LLVM's messages may span lines (a cause after the message): errors are one line.
+std::string oneLine(std::string message) {
+    while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back())))
+        message.pop_back();
+    for (size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at))
+        message.replace(at, 1, "; ");
+    return message;
+}
+
 void recordError(llvm::Error error) {
-    std::string message = llvm::toString(std::move(error));
+    std::string message = oneLine(llvm::toString(std::move(error)));
     if (errorSink && errorSink->empty())
         *errorSink = std::move(message);
 }
@@ -400,6 +410,55 @@ struct AttributeDecoder {
     }
 };
 
+// What is wrong with the relocation sections of `file`, or "". LLVM's object library does not
+// report these as errors when DWARFContext applies relocations: it ends the process
+// (report_fatal_error on a bad symbol table link or symbol index, a division by a zero entry
+// size), so they are checked here first.
+template <class ELFT> std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file) {
+    auto sections = file.sections();
+    if (!sections)
+        return llvm::toString(sections.takeError());
+    for (const auto& section : *sections) {
+        if (section.sh_type != llvm::ELF::SHT_REL && section.sh_type != llvm::ELF::SHT_RELA)
+            continue;
+        auto symtab = file.getSection(section.sh_link);
+        if (!symtab)
+            return llvm::toString(symtab.takeError());
+        auto symbols = file.symbols(*symtab);
+        if (!symbols)
+            return llvm::toString(symbols.takeError());
+        auto check = [&](auto relocations) -> std::string {
+            if (!relocations)
+                return llvm::toString(relocations.takeError());
+            for (const auto& relocation : *relocations) {
+                if (relocation.getSymbol(file.isMips64EL()) >= symbols->size())
+                    return "a relocation names symbol " +
+                           std::to_string(relocation.getSymbol(file.isMips64EL())) +
+                           ", past the end of its symbol table";
+            }
+            return {};
+        };
+        std::string problem = section.sh_type == llvm::ELF::SHT_REL ? check(file.rels(section))
+                                                                    : check(file.relas(section));
+        if (!problem.empty())
+            return problem;
+    }
+    return {};
+}
+
+std::string relocationProblem(const llvm::object::ObjectFile& object) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32BEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    return {};
+}
+
 } // namespace
 
 Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(const std::string& path) {
@@ -420,7 +479,7 @@ Expected<void> LlvmUnitReader::openObject() {
     buffer_ = std::move(*buffer);
     auto object = llvm::object::ObjectFile::createObjectFile(buffer_->getMemBufferRef());
     if (!object)
-        return Error::badInput(path_ + ": " + llvm::toString(object.takeError()));
+        return Error::badInput(path_ + ": " + oneLine(llvm::toString(object.takeError())));
     object_ = std::move(*object);
     if (!llvm::isa<llvm::object::ELFObjectFileBase>(object_.get()))
         return Error::badInput(path_ + ": not an ELF file");
@@ -436,6 +495,8 @@ Expected<void> LlvmUnitReader::openObject() {
                                            ".gnu_debugaltlink names, which LLVM's DWARF reader "
                                            "does not read (the dwarf loader does)");
     }
+    if (std::string problem = relocationProblem(*object_); !problem.empty())
+        return Error::badInput(path_ + ": relocations: " + oneLine(problem));
     ErrorSink sink;
     context_ = llvm::DWARFContext::create(
         *object_, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "", recordError,
