@@ -411,20 +411,27 @@ struct AttributeDecoder {
 };
 
 // What is wrong with the relocation sections of `file`, or "". LLVM's object library does not
-// report these as errors when DWARFContext applies relocations: it ends the process
+// report these as errors when DWARFContext looks at relocations: it ends the process
 // (report_fatal_error on a bad symbol table link or symbol index, a division by a zero entry
-// size), so they are checked here first.
+// size), so they are checked here first. Relocation entries are read only where LLVM reads
+// them: in relocatable objects (it applies those of debug sections and of .eh_frame).
 template <class ELFT> std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file) {
     auto sections = file.sections();
     if (!sections)
         return llvm::toString(sections.takeError());
+    const bool relocatable = file.getHeader().e_type == llvm::ELF::ET_REL;
     for (const auto& section : *sections) {
-        if (section.sh_type != llvm::ELF::SHT_REL && section.sh_type != llvm::ELF::SHT_RELA)
+        const bool rela = section.sh_type == llvm::ELF::SHT_RELA;
+        if (section.sh_type != llvm::ELF::SHT_REL && !rela)
             continue;
-        auto symtab = file.getSection(section.sh_link);
-        if (!symtab)
-            return llvm::toString(symtab.takeError());
-        auto symbols = file.symbols(*symtab);
+        if (section.sh_entsize != (rela ? sizeof(typename ELFT::Rela) : sizeof(typename ELFT::Rel)))
+            return "a relocation section's entry size is " + std::to_string(section.sh_entsize);
+        if (section.sh_link >= sections->size())
+            return "a relocation section links section " + std::to_string(section.sh_link) +
+                   ", which does not exist";
+        if (!relocatable)
+            continue;
+        auto symbols = file.symbols(&(*sections)[section.sh_link]);
         if (!symbols)
             return llvm::toString(symbols.takeError());
         auto check = [&](auto relocations) -> std::string {
@@ -438,8 +445,7 @@ template <class ELFT> std::string relocationProblem(const llvm::object::ELFFile<
             }
             return {};
         };
-        std::string problem = section.sh_type == llvm::ELF::SHT_REL ? check(file.rels(section))
-                                                                    : check(file.relas(section));
+        std::string problem = rela ? check(file.relas(section)) : check(file.rels(section));
         if (!problem.empty())
             return problem;
     }
