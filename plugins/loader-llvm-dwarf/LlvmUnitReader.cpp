@@ -11,6 +11,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFTypeUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ELFObjectFile.h>
+#include <utility>
 
 namespace btforge::dwarf {
 namespace {
@@ -50,6 +51,9 @@ private:
     std::string message_;
     std::string* previous_;
 };
+
+// DW_OP_GNU_parameter_ref, which LLVM 19's dwarf::LocationAtom does not have.
+constexpr uint8_t kGnuParameterRef = 0xfa;
 
 const char* sectionName(DieOffset bias) {
     return bias == kTypesBias ? " in .debug_types" : "";
@@ -126,26 +130,37 @@ struct AttributeDecoder {
     // Appends the operations of `bytes`, an expression starting at `sectionOffset` in the unit's
     // section when it is there (rather than in a location list entry LLVM copied): a DW_OP_addr
     // operand is then read through LLVM's relocations. Indexed addresses become DW_OP_addr.
-    // False (nothing appended) when the expression cannot be decoded.
-    bool decodeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset,
+    void decodeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset,
                           std::vector<LocationOp>& ops) const {
         const uint8_t addressSize = unit.addressSize;
         llvm::DataExtractor data(
             llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
             llvmUnit.isLittleEndian(), addressSize);
         llvm::DWARFExpression expression(data, addressSize, llvmUnit.getFormat());
-        const size_t first = ops.size();
+        // LLVM decodes DW_OP_entry_value's sub-expression as the operations that follow it;
+        // LocationOp keeps it as the entry-value operation's block.
+        uint64_t start = 0, subExpressionEnd = 0;
         for (const auto& op : expression) {
+            const uint64_t at = std::exchange(start, op.getEndOffset());
+            if (at < subExpressionEnd)
+                continue;
             LocationOp out{op.getCode(), 0, 0};
-            if (op.isError()) {
-                // An operation LLVM does not know ends the expression, kept with unknown
-                // operands; one cut short makes the whole expression unreadable.
-                if (!dw::OperationEncodingString(op.getCode()).empty()) {
-                    ops.resize(first);
-                    return false;
-                }
+            if (op.isError() && op.getCode() == kGnuParameterRef && at + 5 <= bytes.size()) {
+                // gcc writes it for parameters of clones; LLVM 19 does not know it. Its operand
+                // is 4 bytes; decoding goes on after it.
+                std::memcpy(&out.number, bytes.data() + at + 1, 4); // little-endian hosts only
                 ops.push_back(out);
-                return true;
+                std::optional<uint64_t> rest;
+                if (sectionOffset)
+                    rest = *sectionOffset + at + 5;
+                decodeExpression(bytes.drop_front(at + 5), rest, ops);
+                return;
+            }
+            if (op.isError()) {
+                // An operation LLVM cannot decode (DW_OP_implicit_pointer in LLVM 19, or one cut
+                // short) ends the expression, kept with unknown operands.
+                ops.push_back(out);
+                return;
             }
             auto operands = op.getRawOperands();
             if (!operands.empty())
@@ -171,11 +186,14 @@ struct AttributeDecoder {
                     out = {dw::DW_OP_addr, reader.address(*address), 0};
                 break;
             case dw::DW_OP_entry_value:
-            case dw::DW_OP_GNU_entry_value:
-            case dw::DW_OP_implicit_value: {
-                // The block follows its length: its first byte (LocationOp's contract).
-                uint64_t end = op.getOperandEndOffset(0);
-                out.number2 = out.number ? bytes[end - out.number] : 0;
+            case dw::DW_OP_GNU_entry_value: // LocationOp holds the block's first byte
+                subExpressionEnd = op.getEndOffset() + out.number;
+                out.number2 =
+                    out.number && op.getEndOffset() < bytes.size() ? bytes[op.getEndOffset()] : 0;
+                break;
+            case dw::DW_OP_implicit_value: { // LLVM: the block's length and offset
+                uint64_t block = operands.size() > 1 ? operands[1] : bytes.size();
+                out.number2 = out.number && block < bytes.size() ? bytes[block] : 0;
                 break;
             }
             default:
@@ -183,24 +201,22 @@ struct AttributeDecoder {
             }
             ops.push_back(out);
         }
-        return true;
     }
 
-    bool storeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset) {
+    void storeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset) {
         auto first = static_cast<uint32_t>(unit.locationOps.size());
-        if (!decodeExpression(bytes, sectionOffset, unit.locationOps))
-            return false;
+        decodeExpression(bytes, sectionOffset, unit.locationOps);
         die.locationFirst = first;
         die.locationCount = static_cast<uint32_t>(unit.locationOps.size()) - first;
-        return true;
+        die.flags |= kLocationKnown;
     }
 
     void noteEntryValue(llvm::ArrayRef<uint8_t> bytes) {
         if (die.entryValueRegister != 0xff)
             return;
         scratchOps.clear();
-        if (decodeExpression(bytes, std::nullopt, scratchOps))
-            die.entryValueRegister = entryValueRegister(scratchOps);
+        decodeExpression(bytes, std::nullopt, scratchOps);
+        die.entryValueRegister = entryValueRegister(scratchOps);
     }
 
     // A block attribute's bytes, when they lie inside the unit's section: LLVM takes a block's
@@ -231,8 +247,8 @@ struct AttributeDecoder {
             (unit.version < 4 && (form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8));
         if (!isList) {
             auto block = blockOf(value);
-            if (block && storeExpression(*block, offsetInSection(*block)))
-                die.flags |= kLocationKnown;
+            if (block)
+                storeExpression(*block, offsetInSection(*block));
             return;
         }
         die.flags |= kLocationIsList;
@@ -252,8 +268,8 @@ struct AttributeDecoder {
                 default:
                     break;
                 }
-                if (first && storeExpression(entry.Loc, std::nullopt))
-                    die.flags |= kLocationKnown;
+                if (first)
+                    storeExpression(entry.Loc, std::nullopt);
                 first = false;
                 if (die.tag == dw::DW_TAG_formal_parameter)
                     noteEntryValue(entry.Loc);
@@ -314,8 +330,9 @@ struct AttributeDecoder {
         if (value.getForm() == dw::DW_FORM_exprloc) {
             scratchOps.clear();
             auto block = blockOf(value);
-            if (block && decodeExpression(*block, std::nullopt, scratchOps) &&
-                scratchOps.size() == 1 && scratchOps[0].atom == dw::DW_OP_plus_uconst) {
+            if (block)
+                decodeExpression(*block, std::nullopt, scratchOps);
+            if (scratchOps.size() == 1 && scratchOps[0].atom == dw::DW_OP_plus_uconst) {
                 die.dataMemberLocation = scratchOps[0].number;
                 die.flags |= kHasDataMemberLocation;
             }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # readers.sh MODE ARGS: the two DWARF loaders, dwarf (elfutils libdw) and llvm-dwarf (LLVM's
 # DebugInfo), read the same DWARF into the same types (see docs/readers.md).
-#   same INPUT...      for each input: `btforge diff --from-a dwarf --from-b llvm-dwarf` exits 0
-#                      and lists nothing; both conversions are byte-identical and libbpf parses them
+#   same INPUT...      for each input: both readers fill the same UnitDies, field by field, for
+#                      every DIE (btforge-dies-compare, $DIES_COMPARE); `btforge diff --from-a
+#                      dwarf --from-b llvm-dwarf` exits 0 and lists nothing; both conversions are
+#                      byte-identical and libbpf parses them
 #   toolchain SRCDIR   the same for DWARF built at test time: type units, dwz partial units,
 #                      compressed sections, C++, a PIE and a shared library; a dwz -m file, which
 #                      LLVM cannot follow, is refused by llvm-dwarf in one line
@@ -16,8 +18,12 @@ shift
 
 # same INPUT: both loaders agree on INPUT.
 same() {
-    local input=$1 name
+    local input=$1 name dies=""
     name=$(basename "$input")
+    if [ -n "${DIES_COMPARE:-}" ]; then
+        dies=$("$DIES_COMPARE" "$input") || { echo "$dies"; fail "$name: the readers' DIEs differ"; }
+        dies="; $dies"
+    fi
     set +e
     "$BTFORGE" --quiet diff --from-a dwarf --from-b llvm-dwarf "$input" "$input" > "$work/diff.txt" \
         2> "$work/err"
@@ -32,7 +38,7 @@ same() {
         fail "$name: the diff says equal, but the BTF is not byte-identical"
     "$BTF_ORACLE" parse "$work/$name.llvm-dwarf.btf" > /dev/null || fail "$name: libbpf rejects it"
     types=$(awk '$1 == "total" { print $2 }' "$work/diff.txt")
-    echo "$name: $types types equal, BTF byte-identical"
+    echo "$name: $types types equal, BTF byte-identical$dies"
 }
 
 case "$mode" in
