@@ -14,6 +14,7 @@ packages=(
     xz-utils                                   # pahole's reference BTF (shared/data) is .xz
     dwarves                                    # bench/run.sh: Debian's pahole to compare with
     clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
+    llvm-19-dev                                # the llvm-dwarf loader (LLVM DebugInfo)
 )
 
 missing=()

@@ -427,8 +427,7 @@ private:
 Expected<void> emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph,
                              const UnitObservations& all, const UnitObservations& written,
                              const elf::ElfSymbolTable& elf, const UnitReader& reader,
-                             const DwarfConversionOptions& options,
-                             DwarfConversionReport& report) {
+                             const DwarfConversionOptions& options, DwarfConversionReport& report) {
     std::vector<elf::Kfunc> kfuncs;
     if (options.features.has(Feature::DeclTag) && options.features.has(Feature::DeclTagKfuncs)) {
         auto found = elf::findKfuncs(elf);

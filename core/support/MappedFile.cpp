@@ -36,7 +36,8 @@ Expected<MappedFile> MappedFile::open(const std::string& path) {
     if (S_ISDIR(st.st_mode))
         return Error::badInput(path + ": is a directory");
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd.fd, 0);
+        void* p =
+            ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd.fd, 0);
         if (p != MAP_FAILED)
             return MappedFile(path, static_cast<const std::byte*>(p),
                               static_cast<size_t>(st.st_size), true);
@@ -80,7 +81,9 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     return *this;
 }
 
-MappedFile::~MappedFile() { release(); }
+MappedFile::~MappedFile() {
+    release();
+}
 
 void MappedFile::release() {
     if (!data_)
@@ -90,6 +93,14 @@ void MappedFile::release() {
     else
         delete[] data_;
     data_ = nullptr;
+}
+
+void dropFilePages(std::span<const std::byte> range) {
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    auto first = (reinterpret_cast<uintptr_t>(range.data()) + page - 1) & ~(page - 1);
+    auto last = reinterpret_cast<uintptr_t>(range.data() + range.size()) & ~(page - 1);
+    if (last > first)
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 } // namespace btforge

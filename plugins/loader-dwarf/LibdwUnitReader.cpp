@@ -3,8 +3,10 @@
 #include "Abbreviations.h"
 #include "LocationDecoder.h"
 
+#include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitMapper.h"
 #include "btforge/support/Hex.h"
+#include "btforge/support/MappedFile.h"
 
 #include <gelf.h>
 
@@ -15,7 +17,6 @@
 #include <fcntl.h>
 #include <optional>
 #include <sstream>
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace btforge::dwarf {
@@ -26,10 +27,6 @@ std::string orUnknown(const char* message) {
     return message ? message : "unknown error";
 }
 
-// DIE offsets are keys across all units; DIEs of other sections get ranges of their own.
-constexpr DieOffset kAltBias = 1ull << 61;   // .debug_info of the .gnu_debugaltlink file (dwz -m)
-constexpr DieOffset kTypesBias = 1ull << 62; // .debug_types (DWARF 4 type units)
-
 // The bias of the DIEs of `cu`, a unit of `main` or of its alt file.
 DieOffset biasOf(Dwarf* main, Dwarf_CU* cu) {
     if (dwarf_cu_getdwarf(cu) != main)
@@ -38,49 +35,6 @@ DieOffset biasOf(Dwarf* main, Dwarf_CU* cu) {
     uint8_t unitType = 0;
     dwarf_cu_info(cu, &version, &unitType, nullptr, nullptr, nullptr, nullptr, nullptr);
     return version < 5 && unitType == DW_UT_type ? kTypesBias : 0;
-}
-
-// What the traversal does with a DIE, decided from its tag and where it sits.
-enum class Visit : uint8_t {
-    Keep,    // decode it and look at its children
-    Descend, // not needed itself, but types may be nested inside (lexical blocks)
-    Skip,    // nothing below it can be a type the output needs
-};
-
-// Types, and the DIEs that make up a type's description.
-bool isTypeOrPart(int tag) {
-    switch (tag) {
-    case DW_TAG_member:
-    case DW_TAG_inheritance:
-    case DW_TAG_enumerator:
-    case DW_TAG_subrange_type:
-    case kTagLlvmAnnotation:
-        return true;
-    default:
-        return isTypeDie(static_cast<uint16_t>(tag));
-    }
-}
-
-Visit classify(int tag, int parentTag) {
-    if (isTypeOrPart(tag))
-        return Visit::Keep;
-    bool atUnitScope = parentTag == DW_TAG_compile_unit || parentTag == DW_TAG_partial_unit ||
-                       parentTag == DW_TAG_type_unit || parentTag == DW_TAG_namespace;
-    switch (tag) {
-    case DW_TAG_subprogram:
-    case DW_TAG_namespace:
-        return Visit::Keep;
-    case DW_TAG_variable:
-        return atUnitScope ? Visit::Keep : Visit::Skip;
-    case DW_TAG_formal_parameter:
-    case DW_TAG_unspecified_parameters:
-        return parentTag == DW_TAG_subprogram || parentTag == DW_TAG_subroutine_type ? Visit::Keep
-                                                                                     : Visit::Skip;
-    case DW_TAG_lexical_block:
-        return Visit::Descend;
-    default:
-        return Visit::Skip;
-    }
 }
 
 // The sections location lists live in, and where this unit's loclistx table starts.
@@ -290,6 +244,9 @@ struct AttributeDecoder {
         die.locationCount = static_cast<uint32_t>(count);
         for (size_t i = 0; i < count; ++i) {
             LocationOp op{ops[i].atom, ops[i].number, ops[i].number2};
+            if (op.atom == DW_OP_entry_value || op.atom == DW_OP_GNU_entry_value ||
+                op.atom == DW_OP_implicit_value) // libdw: a pointer to the block
+                op.number2 = op.number ? *reinterpret_cast<const uint8_t*>(ops[i].number2) : 0;
             if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index) {
                 Dwarf_Attribute address;
                 Dwarf_Addr value;
@@ -299,18 +256,6 @@ struct AttributeDecoder {
             }
             unit.locationOps.push_back(op);
         }
-    }
-
-    // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N.
-    static uint8_t entryValueRegister(std::span<const LocationOp> ops) {
-        bool shape = ops.size() == 1 || (ops.size() == 2 && ops[1].atom == DW_OP_stack_value);
-        if (!shape || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value))
-            return 0xff;
-        // The sub-expression comes as a length and a pointer to its bytes.
-        const auto* block = reinterpret_cast<const uint8_t*>(ops[0].number2);
-        if (ops[0].number != 1 || !block || block[0] < DW_OP_reg0 || block[0] > DW_OP_reg31)
-            return 0xff;
-        return static_cast<uint8_t>(block[0] - DW_OP_reg0);
     }
 
     // The expression's operations, decoded here; the few with an index into .debug_addr go
@@ -574,7 +519,7 @@ public:
         : out_(out), table_(table), forms_(forms), section_(section),
           header_(section + headerOffset), end_(section + end),
           in_({section + dieOffset, end - dieOffset}, forms.bigEndian), cu_(cu),
-          decoding_(decoding) {}
+          decoding_(decoding), tree_(out) {}
 
     std::optional<Failure> run() {
         const uint8_t* start = in_.position();
@@ -601,7 +546,8 @@ public:
                 continue;
             }
             const Frame frame = stack.back();
-            Visit visit = classify(static_cast<int>(a->tag), static_cast<int>(frame.tag));
+            Visit visit =
+                classifyDie(static_cast<uint16_t>(a->tag), static_cast<uint16_t>(frame.tag));
             if (visit == Visit::Skip) {
                 if (!skipDie(*a, start))
                     return failure_;
@@ -742,12 +688,8 @@ private:
     }
 
     bool keep(const Abbreviation& a, const uint8_t* start, uint32_t parent) {
-        auto idx = static_cast<uint32_t>(out_.dies.size());
-        Die& die = out_.dies.emplace_back();
-        die.offset = offsetOf(start) + decoding_.bias;
-        die.tag = static_cast<uint16_t>(a.tag);
-        die.parent = parent;
-        lastChild_.push_back(kNoIndex);
+        Die& die =
+            tree_.add(offsetOf(start) + decoding_.bias, static_cast<uint16_t>(a.tag), parent);
         AttributeDecoder decoder{out_, die, decoding_, forms_};
         if (!attributes(a, start, &decoder))
             return false;
@@ -759,13 +701,6 @@ private:
                 die.lowPc = begin;
                 die.flags |= kHasLowPc;
             }
-        }
-        if (parent != kNoIndex) {
-            if (lastChild_[parent] == kNoIndex)
-                out_.dies[parent].firstChild = idx;
-            else
-                out_.dies[lastChild_[parent]].nextSibling = idx;
-            lastChild_[parent] = idx;
         }
         return true;
     }
@@ -779,8 +714,7 @@ private:
     Cursor in_;
     Dwarf_CU* cu_;
     AttributeDecoder::Context decoding_;
-    // lastChild_[i]: the newest kept child of kept DIE i, to link the next one after it.
-    std::vector<uint32_t> lastChild_;
+    DieTreeBuilder tree_;
     std::optional<Failure> failure_;
 };
 
@@ -834,14 +768,9 @@ const char* sectionName(DieOffset bias) {
                               : "";
 }
 
-// Gives back the resident pages of the read-only file mapping in [begin, end): whole pages only;
-// a dropped page reads back from the file if touched again.
+// Gives back the resident pages of the read-only file mapping in [begin, end).
 void giveBack(const char* begin, const char* end) {
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    auto first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
-    auto last = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
-    if (last > first)
-        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    dropFilePages(std::as_bytes(std::span(begin, end)));
 }
 
 } // namespace
@@ -876,8 +805,7 @@ bool LibdwUnitReader::openDirect() {
         if (!gelf_getshdr(scn, &shdr))
             return false;
         if (shdr.sh_flags & SHF_ALLOC)
-            sections_.push_back(
-                {shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn))});
+            sections_.add(shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn)));
         const char* name = elf_strptr(elf_, shstrndx, shdr.sh_name);
         if (!name || std::string_view(name) != ".debug_info" || (shdr.sh_flags & SHF_COMPRESSED))
             continue;
@@ -889,9 +817,7 @@ bool LibdwUnitReader::openDirect() {
             infoSize_ = data->d_size;
         }
     }
-    std::sort(
-        sections_.begin(), sections_.end(),
-        [](const AllocatedSection& a, const AllocatedSection& b) { return a.address < b.address; });
+    sections_.sort();
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
     if (dwarf_) {
         file_ = file;
@@ -909,7 +835,7 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     elf_ = nullptr;
     info_ = nullptr;
     file_ = nullptr;
-    sections_.clear();
+    sections_ = {};
     if (fd_ < 0)
         return Error::io(path_ + ": cannot open: " + std::strerror(errno));
     static char* debuginfoPath = nullptr;
@@ -1076,19 +1002,8 @@ void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
 }
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
-    if (!dwfl_) {
-        auto it =
-            std::upper_bound(sections_.begin(), sections_.end(), dwarfAddress,
-                             [](uint64_t a, const AllocatedSection& s) { return a < s.address; });
-        // Sections may overlap (.tbss); the last one starting at or below the address that
-        // contains it wins.
-        while (it != sections_.begin()) {
-            --it;
-            if (dwarfAddress - it->address < it->size)
-                return SectionOffset{it->index, dwarfAddress - it->address};
-        }
-        return std::nullopt;
-    }
+    if (!dwfl_)
+        return sections_.locate(dwarfAddress);
     // libdwfl knows where it placed each section of a relocatable file.
     Dwarf_Addr address = dwarfAddress + bias_;
     Dwarf_Addr bias = 0;

@@ -8,6 +8,7 @@
 // types (inlined instances, call sites) are skipped whole.
 #pragma once
 
+#include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitReader.h"
 
 #include <elfutils/libdw.h>
@@ -50,11 +51,6 @@ private:
         Dwarf_Off abbreviationsOffset;          // of its table
         std::span<const uint8_t> strings;       // .debug_str
     };
-    struct AllocatedSection {
-        uint64_t address;
-        uint64_t size;
-        uint32_t index;
-    };
 
     explicit LibdwUnitReader(std::string path) : path_(std::move(path)) {}
     bool openDirect();
@@ -75,8 +71,8 @@ private:
     Dwfl* dwfl_ = nullptr; // libdwfl mode
     Dwfl_Module* module_ = nullptr;
     Dwarf* dwarf_ = nullptr;
-    Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
-    std::vector<AllocatedSection> sections_; // direct mode: for locate()
+    Dwarf_Addr bias_ = 0;       // where libdwfl placed the file; DWARF addresses do not include it
+    SectionAddresses sections_; // direct mode: for locate()
     // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
     const char* info_ = nullptr;
     size_t infoSize_ = 0;

@@ -61,9 +61,9 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
             case DW_OP_entry_value:
             case DW_OP_GNU_entry_value:
             case DW_OP_implicit_value: {
-                // As libdw gives it: the block's length and a pointer to its bytes.
                 op.number = in.uleb();
-                op.number2 = reinterpret_cast<uintptr_t>(in.block(op.number).data());
+                auto block = in.block(op.number);
+                op.number2 = block.empty() ? 0 : block[0];
                 break;
             }
             case DW_OP_addrx:

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# bad-dwarf.sh PROGRAM: broken DWARF, made at test time from a DWARF test program and from
+# bad-dwarf.sh [--loader NAME] PROGRAM: broken DWARF, made at test time from a DWARF test program and from
 # PROGRAM.o (its units linked with -r, read through libdwfl): no DWARF at all, .debug_info cut in
 # the middle of a unit, a unit longer than its section, an unknown DW_FORM in an abbreviation,
 # garbage sections, and btforge-mutate's corruptions of the whole ELF. Each must either fail
 # with exit 1, exactly one line `btforge: error: FILE: ...` (naming the unit or DIE offset where
 # the DWARF itself is broken) and no output file; or succeed with output libbpf parses and only
-# warnings that name the file. Never a crash, never a hang.
+# warnings that name the file. Never a crash, never a hang. NAME is the DWARF loader (default
+# dwarf, the libdw one; llvm-dwarf reads with LLVM).
 source "$(dirname "$0")/lib.sh"
 : "${MUTATE:?}" "${DWARF_PATCH:?}"
+loader=dwarf
+if [ "${1:-}" = --loader ]; then
+    loader=$2
+    shift 2
+fi
 program=$1
 require_file "$program"
 require_file "$program.o"
@@ -17,7 +23,7 @@ rejected=0 accepted=0
 check() {
     local case=$1 expect=$2 out="$1.btf" rc
     set +e
-    timeout 20 "$BTFORGE" convert "$case" -f dwarf -o "$out" 2> "$work/stderr"
+    timeout 20 "$BTFORGE" convert "$case" -f "$loader" -o "$out" 2> "$work/stderr"
     rc=$?
     set -e
     case "$rc" in

@@ -36,15 +36,17 @@ enum DieFlag : uint32_t {
     kHasUpperBound = 1u << 12,
     kHasCount = 1u << 13,
     kHasLowPc = 1u << 14,
-    kHasLocation = 1u << 15,       // DW_AT_location present (expression or list)
-    kLocationIsList = 1u << 16,    // ... and it is a location list
-    kLocationKnown = 1u << 17,     // locationOps holds the (first) expression
-    kInlined = 1u << 18,           // DW_AT_inline says declared or actually inlined
-    kConstValueString = 1u << 19,  // DW_AT_const_value is a string (annotations)
+    kHasLocation = 1u << 15,      // DW_AT_location present (expression or list)
+    kLocationIsList = 1u << 16,   // ... and it is a location list
+    kLocationKnown = 1u << 17,    // locationOps holds the (first) expression
+    kInlined = 1u << 18,          // DW_AT_inline says declared or actually inlined
+    kConstValueString = 1u << 19, // DW_AT_const_value is a string (annotations)
     kSignature = 1u << 20, // a stand-in for the type unit's type `type` names (DW_AT_signature)
 };
 
-// One decoded DWARF expression operation (DW_OP_*), as both readers decode them.
+// One decoded DWARF expression operation (DW_OP_*), as both readers decode them. Operations
+// with a block operand (DW_OP_entry_value, DW_OP_implicit_value) hold its length in `number`
+// and its first byte in `number2`: values only, never pointers into a reader's buffers.
 struct LocationOp {
     uint8_t atom = 0;
     uint64_t number = 0;
@@ -69,8 +71,8 @@ struct Die {
     uint64_t dataMemberLocation = 0; // constant byte offset (simple expressions evaluated)
     uint64_t dataBitOffset = 0;
     uint64_t bitOffset = 0;
-    uint64_t constValue = 0;   // raw bits; kConstValueSigned says how to widen
-    uint64_t bound = 0;        // upper bound or count (see flags)
+    uint64_t constValue = 0; // raw bits; kConstValueSigned says how to widen
+    uint64_t bound = 0;      // upper bound or count (see flags)
     uint64_t lowPc = 0;
     std::string_view stringValue; // DW_AT_const_value of annotations
     // The location expression, as operations in UnitDies::locationOps (kLocationKnown): the
@@ -89,10 +91,10 @@ struct UnitDies {
     uint16_t version = 0;
     uint16_t language = 0; // DW_AT_language of the unit DIE
     uint8_t addressSize = 8;
-    bool isPartial = false;  // DW_TAG_partial_unit / type unit: types other units refer to
+    bool isPartial = false;    // DW_TAG_partial_unit / type unit: types other units refer to
     std::string_view name;     // DW_AT_name of the unit
     std::string_view producer; // DW_AT_producer: which compiler, which decides some rules
-    std::vector<Die> dies;   // pre-order; dies[0] is the unit DIE
+    std::vector<Die> dies;     // pre-order; dies[0] is the unit DIE
     std::vector<LocationOp> locationOps;
 
     std::span<const LocationOp> location(const Die& die) const {

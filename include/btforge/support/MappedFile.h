@@ -33,4 +33,9 @@ private:
     bool mapped_ = false; // false: heap copy (files mmap refuses, like /sys/kernel/btf/*)
 };
 
+// Gives back the resident pages wholly inside `range`, which must lie in a read-only mapping of a
+// file (never a heap copy): they read back from the file when next touched. Readers use it once
+// they are done with a part of a large input (a kernel's 164 MB of .debug_info).
+void dropFilePages(std::span<const std::byte> range);
+
 } // namespace btforge

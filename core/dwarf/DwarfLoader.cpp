@@ -1,0 +1,69 @@
+#include "btforge/dwarf/DwarfLoader.h"
+
+#include "btforge/dwarf/DwarfConversion.h"
+#include "btforge/dwarf/SkipReport.h"
+#include "btforge/elf/ElfSections.h"
+#include "btforge/support/MappedFile.h"
+
+namespace btforge::dwarf {
+namespace {
+
+Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in) {
+    DwarfConversionOptions out;
+    auto features = FeatureSet::parse(in.features);
+    if (!features)
+        return std::move(features).error();
+    out.features = *features;
+    auto languages = parseLanguages(in.languageExclude);
+    if (!languages)
+        return std::move(languages).error();
+    out.excludedLanguages = std::move(*languages);
+    out.dedup = in.dedup;
+    if (in.funcAddr != plugin::FuncAddrMode::Standard)
+        out.functions = FunctionGranularity::PerAddress;
+    out.addressBase = in.funcAddrBase;
+    return out;
+}
+
+} // namespace
+
+unsigned DwarfLoader::probe(const plugin::InputProbe& input) const {
+    if (!elf::looksLikeElf(std::as_bytes(input.head)))
+        return 0;
+    auto file = MappedFile::open(input.path);
+    if (!file)
+        return 0;
+    auto image = file->bytes();
+    return elf::hasSection(image, ".debug_info") || elf::hasSection(image, ".zdebug_info")
+               ? confidence_
+               : 0;
+}
+
+Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
+                                          plugin::Session& session) {
+    auto options = conversionOptions(session.options);
+    if (!options)
+        return std::move(options).error();
+    auto file = MappedFile::open(request.path);
+    if (!file)
+        return std::move(file).error();
+    auto symbols = elf::ElfSymbolTable::read(std::make_shared<MappedFile>(std::move(*file)));
+    if (!symbols)
+        return std::move(symbols).error();
+    auto reader = openReader(request.path);
+    if (!reader)
+        return std::move(reader).error();
+
+    DwarfConversionReport report;
+    auto graph = convertDwarf(**reader, **symbols, request.base, session, *options, report);
+    if (!graph)
+        return graph;
+    warnAbout(report, request.path, session.diagnostics);
+    if (!session.options.reportSkippedPath.empty()) {
+        if (auto written = writeSkipReport(report, session.options.reportSkippedPath); !written)
+            return std::move(written).error();
+    }
+    return graph;
+}
+
+} // namespace btforge::dwarf

@@ -1,0 +1,29 @@
+// A loader of the DWARF of ELF files, whatever library reads it: it opens the input's symbol
+// table, converts with core (convertDwarf) and reports what was left out. A DWARF loader plugin
+// only says how confidently it bids and opens its UnitReader.
+#pragma once
+
+#include "btforge/dwarf/UnitReader.h"
+#include "btforge/plugin/Plugin.h"
+
+#include <memory>
+#include <string>
+
+namespace btforge::dwarf {
+
+class DwarfLoader : public plugin::Loader {
+public:
+    // Bids `confidence` for ELF files with DWARF, 0 for anything else.
+    unsigned probe(const plugin::InputProbe& input) const override;
+    Expected<ir::TypeGraph> load(const plugin::LoadRequest& request,
+                                 plugin::Session& session) override;
+
+protected:
+    explicit DwarfLoader(unsigned confidence) : confidence_(confidence) {}
+    virtual Expected<std::unique_ptr<UnitReader>> openReader(const std::string& path) = 0;
+
+private:
+    unsigned confidence_;
+};
+
+} // namespace btforge::dwarf

@@ -1,0 +1,20 @@
+// The entry point of the reader module (see LlvmReaderModule.h).
+#include "LlvmReaderModule.h"
+
+#include "LlvmUnitReader.h"
+
+#include <boost/config.hpp>
+
+namespace {
+
+btforge::Expected<std::unique_ptr<btforge::dwarf::UnitReader>> openReader(const std::string& path) {
+    auto reader = btforge::dwarf::LlvmUnitReader::open(path);
+    if (!reader)
+        return std::move(reader).error();
+    return std::unique_ptr<btforge::dwarf::UnitReader>(std::move(*reader));
+}
+
+} // namespace
+
+extern "C" BOOST_SYMBOL_EXPORT const btforge::dwarf::OpenLlvmReader btforge_open_llvm_reader =
+    &openReader;

@@ -1,0 +1,717 @@
+#include "LlvmUnitReader.h"
+
+#include "btforge/support/Hex.h"
+#include "btforge/support/MappedFile.h"
+
+#include <cctype>
+#include <cstring>
+#include <llvm/DebugInfo/DWARF/DWARFDebugLoc.h>
+#include <llvm/DebugInfo/DWARF/DWARFDie.h>
+#include <llvm/DebugInfo/DWARF/DWARFExpression.h>
+#include <llvm/DebugInfo/DWARF/DWARFTypeUnit.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <utility>
+
+namespace btforge::dwarf {
+namespace {
+
+using llvm::DWARFDie;
+using llvm::DWARFFormValue;
+namespace dw = llvm::dwarf;
+
+// LLVM reports what it cannot read to a handler rather than to the caller: each thread collects
+// the first message of what it is reading at the time.
+thread_local std::string* errorSink = nullptr;
+
+// LLVM's messages may span lines (a cause after the message): errors are one line.
+std::string oneLine(std::string message) {
+    while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back())))
+        message.pop_back();
+    for (size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at))
+        message.replace(at, 1, "; ");
+    return message;
+}
+
+void recordError(llvm::Error error) {
+    std::string message = oneLine(llvm::toString(std::move(error)));
+    if (errorSink && errorSink->empty())
+        *errorSink = std::move(message);
+}
+
+class ErrorSink {
+public:
+    ErrorSink() : previous_(errorSink) { errorSink = &message_; }
+    ~ErrorSink() { errorSink = previous_; }
+    ErrorSink(const ErrorSink&) = delete;
+    ErrorSink& operator=(const ErrorSink&) = delete;
+    const std::string& message() const { return message_; }
+
+private:
+    std::string message_;
+    std::string* previous_;
+};
+
+// DW_OP_GNU_parameter_ref, which LLVM 19's dwarf::LocationAtom does not have.
+constexpr uint8_t kGnuParameterRef = 0xfa;
+
+const char* sectionName(DieOffset bias) {
+    return bias == kTypesBias ? " in .debug_types" : "";
+}
+
+bool isSignedForm(dw::Form form) {
+    return form == dw::DW_FORM_sdata || form == dw::DW_FORM_implicit_const;
+}
+
+// A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
+std::optional<uint64_t> unsignedValue(const DWARFFormValue& value) {
+    switch (value.getForm()) {
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_udata:
+    case dw::DW_FORM_sdata:
+    case dw::DW_FORM_implicit_const:
+    case dw::DW_FORM_sec_offset:
+        return value.getRawUValue();
+    default:
+        return std::nullopt;
+    }
+}
+
+const char* stringValue(const DWARFFormValue& value) {
+    auto string = value.getAsCString();
+    if (!string) {
+        llvm::consumeError(string.takeError());
+        return nullptr;
+    }
+    return *string;
+}
+
+struct AttributeDecoder {
+    const LlvmUnitReader& reader;
+    llvm::DWARFUnit& llvmUnit;
+    UnitDies& unit;
+    Die& die;
+    DieOffset unitStart; // the unit header's key: unit-relative references count from it
+    std::vector<LocationOp>& scratchOps;
+    bool hasRanges = false;
+
+    DieOffset reference(const DWARFFormValue& value) const {
+        switch (value.getForm()) {
+        case dw::DW_FORM_ref1:
+        case dw::DW_FORM_ref2:
+        case dw::DW_FORM_ref4:
+        case dw::DW_FORM_ref8:
+        case dw::DW_FORM_ref_udata:
+            return unitStart + value.getRawUValue();
+        case dw::DW_FORM_ref_addr:
+            return value.getRawUValue(); // always into .debug_info
+        case dw::DW_FORM_ref_sig8:
+            return reader.typeBySignature(value.getRawUValue());
+        default:
+            return kNoDie; // the supplementary (alt) file: refused when opened
+        }
+    }
+
+    void setFlag(const DWARFFormValue& value, DieFlag flag) {
+        if (value.getAsUnsignedConstant().value_or(0) != 0)
+            die.flags |= flag;
+    }
+
+    void setNumber(const DWARFFormValue& value, uint64_t& field, DieFlag flag) {
+        if (auto number = unsignedValue(value)) {
+            field = *number;
+            die.flags |= flag;
+        }
+    }
+
+    // Appends the operations of `bytes`, an expression starting at `sectionOffset` in the unit's
+    // section when it is there (rather than in a location list entry LLVM copied): a DW_OP_addr
+    // operand is then read through LLVM's relocations. Indexed addresses become DW_OP_addr.
+    void decodeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset,
+                          std::vector<LocationOp>& ops) const {
+        const uint8_t addressSize = unit.addressSize;
+        llvm::DataExtractor data(
+            llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+            llvmUnit.isLittleEndian(), addressSize);
+        llvm::DWARFExpression expression(data, addressSize, llvmUnit.getFormat());
+        // LLVM decodes DW_OP_entry_value's sub-expression as the operations that follow it;
+        // LocationOp keeps it as the entry-value operation's block.
+        uint64_t start = 0, subExpressionEnd = 0;
+        for (const auto& op : expression) {
+            const uint64_t at = std::exchange(start, op.getEndOffset());
+            if (at < subExpressionEnd)
+                continue;
+            LocationOp out{op.getCode(), 0, 0};
+            if (op.isError() && op.getCode() == kGnuParameterRef && at + 5 <= bytes.size()) {
+                // gcc writes it for parameters of clones; LLVM 19 does not know it. Its operand
+                // is 4 bytes; decoding goes on after it.
+                std::memcpy(&out.number, bytes.data() + at + 1, 4); // little-endian hosts only
+                ops.push_back(out);
+                std::optional<uint64_t> rest;
+                if (sectionOffset)
+                    rest = *sectionOffset + at + 5;
+                decodeExpression(bytes.drop_front(at + 5), rest, ops);
+                return;
+            }
+            if (op.isError()) {
+                // An operation LLVM cannot decode (DW_OP_implicit_pointer in LLVM 19, or one cut
+                // short) ends the expression, kept with unknown operands.
+                ops.push_back(out);
+                return;
+            }
+            auto operands = op.getRawOperands();
+            if (!operands.empty())
+                out.number = operands[0];
+            if (operands.size() > 1)
+                out.number2 = operands[1];
+            switch (op.getCode()) {
+            case dw::DW_OP_addr:
+                if (sectionOffset) {
+                    uint64_t at = *sectionOffset + op.getOperandEndOffset(0) - addressSize;
+                    llvm::DWARFDataExtractor relocated(reader.dwarfObject(),
+                                                       llvmUnit.getInfoSection(),
+                                                       llvmUnit.isLittleEndian(), addressSize);
+                    uint64_t section = llvm::object::SectionedAddress::UndefSection;
+                    uint64_t value = relocated.getRelocatedAddress(&at, &section);
+                    out.number = reader.address({value, section});
+                }
+                break;
+            case dw::DW_OP_addrx:
+            case dw::DW_OP_GNU_addr_index:
+                if (auto address =
+                        llvmUnit.getAddrOffsetSectionItem(static_cast<uint32_t>(out.number)))
+                    out = {dw::DW_OP_addr, reader.address(*address), 0};
+                break;
+            case dw::DW_OP_entry_value:
+            case dw::DW_OP_GNU_entry_value: // LocationOp holds the block's first byte
+                subExpressionEnd = op.getEndOffset() + out.number;
+                out.number2 =
+                    out.number && op.getEndOffset() < bytes.size() ? bytes[op.getEndOffset()] : 0;
+                break;
+            case dw::DW_OP_implicit_value: { // LLVM: the block's length and offset
+                uint64_t block = operands.size() > 1 ? operands[1] : bytes.size();
+                out.number2 = out.number && block < bytes.size() ? bytes[block] : 0;
+                break;
+            }
+            default:
+                break;
+            }
+            ops.push_back(out);
+        }
+    }
+
+    void storeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset) {
+        auto first = static_cast<uint32_t>(unit.locationOps.size());
+        decodeExpression(bytes, sectionOffset, unit.locationOps);
+        die.locationFirst = first;
+        die.locationCount = static_cast<uint32_t>(unit.locationOps.size()) - first;
+        die.flags |= kLocationKnown;
+    }
+
+    void noteEntryValue(llvm::ArrayRef<uint8_t> bytes) {
+        if (die.entryValueRegister != 0xff)
+            return;
+        scratchOps.clear();
+        decodeExpression(bytes, std::nullopt, scratchOps);
+        die.entryValueRegister = entryValueRegister(scratchOps);
+    }
+
+    // A block attribute's bytes, when they lie inside the unit's section: LLVM takes a block's
+    // length as the DIE gives it, and a broken one would point past the section.
+    std::optional<llvm::ArrayRef<uint8_t>> blockOf(const DWARFFormValue& value) const {
+        auto bytes = value.getAsBlock();
+        llvm::StringRef section = llvmUnit.getInfoSection().Data;
+        const auto* begin = reinterpret_cast<const uint8_t*>(section.data());
+        if (!bytes || bytes->data() < begin || bytes->data() > begin + section.size() ||
+            bytes->size() > static_cast<size_t>(begin + section.size() - bytes->data()))
+            return std::nullopt;
+        return bytes;
+    }
+
+    // Where an expression block of this unit's section starts in that section.
+    uint64_t offsetInSection(llvm::ArrayRef<uint8_t> block) const {
+        return static_cast<uint64_t>(reinterpret_cast<const char*>(block.data()) -
+                                     llvmUnit.getInfoSection().Data.data());
+    }
+
+    void decodeLocation(const DWARFFormValue& value) {
+        die.flags |= kHasLocation;
+        // Only parameters and file-scope variables get here; their first expression and any
+        // entry-value register are what the function and variable rules look at.
+        dw::Form form = value.getForm();
+        bool isList =
+            form == dw::DW_FORM_sec_offset || form == dw::DW_FORM_loclistx ||
+            (unit.version < 4 && (form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8));
+        if (!isList) {
+            auto block = blockOf(value);
+            if (block)
+                storeExpression(*block, offsetInSection(*block));
+            return;
+        }
+        die.flags |= kLocationIsList;
+        std::optional<uint64_t> offset = value.getRawUValue();
+        if (form == dw::DW_FORM_loclistx)
+            offset = llvmUnit.getLoclistOffset(static_cast<uint32_t>(value.getRawUValue()));
+        if (!offset)
+            return;
+        bool first = true;
+        auto visited = llvmUnit.getLocationTable().visitLocationList(
+            &*offset, [&](const llvm::DWARFLocationEntry& entry) {
+                switch (entry.Kind) {
+                case dw::DW_LLE_end_of_list:
+                case dw::DW_LLE_base_address:
+                case dw::DW_LLE_base_addressx:
+                    return true;
+                default:
+                    break;
+                }
+                if (first)
+                    storeExpression(entry.Loc, std::nullopt);
+                first = false;
+                if (die.tag == dw::DW_TAG_formal_parameter)
+                    noteEntryValue(entry.Loc);
+                return true;
+            });
+        llvm::consumeError(std::move(visited));
+    }
+
+    void decodeConstValue(const DWARFFormValue& value) {
+        dw::Form form = value.getForm();
+        switch (form) {
+        case dw::DW_FORM_string:
+        case dw::DW_FORM_strp:
+        case dw::DW_FORM_line_strp:
+        case dw::DW_FORM_strx:
+        case dw::DW_FORM_strx1:
+        case dw::DW_FORM_strx2:
+        case dw::DW_FORM_strx3:
+        case dw::DW_FORM_strx4:
+            if (const char* s = stringValue(value)) {
+                die.stringValue = s;
+                die.flags |= kHasConstValue | kConstValueString;
+            }
+            return;
+        case dw::DW_FORM_block:
+        case dw::DW_FORM_block1:
+        case dw::DW_FORM_block2:
+        case dw::DW_FORM_block4:
+            if (auto block = blockOf(value)) {
+                uint64_t number = 0;
+                std::memcpy(&number, block->data(), std::min<size_t>(block->size(), 8));
+                die.constValue = number;
+                die.flags |= kHasConstValue;
+            }
+            return;
+        default:
+            break;
+        }
+        setNumber(value, die.constValue, kHasConstValue);
+        if (isSignedForm(form))
+            die.flags |= kConstValueSigned;
+    }
+
+    void decodeBound(const DWARFFormValue& value, DieFlag flag) {
+        // data1..data8 are unsigned here (char[256] has upper bound 0xff); only the explicitly
+        // signed forms can say -1, as C's zero-length arrays do. Anything else has no static
+        // count (variable length).
+        auto bound = unsignedValue(value);
+        if (!bound)
+            return;
+        die.bound = *bound;
+        if (isSignedForm(value.getForm()) && static_cast<int64_t>(*bound) < 0)
+            die.flags |= kConstValueSigned;
+        die.flags |= flag;
+    }
+
+    void decodeMemberLocation(const DWARFFormValue& value) {
+        if (value.getForm() == dw::DW_FORM_exprloc) {
+            scratchOps.clear();
+            auto block = blockOf(value);
+            if (block)
+                decodeExpression(*block, std::nullopt, scratchOps);
+            if (scratchOps.size() == 1 && scratchOps[0].atom == dw::DW_OP_plus_uconst) {
+                die.dataMemberLocation = scratchOps[0].number;
+                die.flags |= kHasDataMemberLocation;
+            }
+            return;
+        }
+        setNumber(value, die.dataMemberLocation, kHasDataMemberLocation);
+    }
+
+    void decode(dw::Attribute attribute, const DWARFFormValue& value) {
+        switch (attribute) {
+        case dw::DW_AT_name:
+            if (const char* s = stringValue(value))
+                die.name = s;
+            break;
+        case dw::DW_AT_type:
+            die.type = reference(value);
+            break;
+        case dw::DW_AT_abstract_origin:
+            die.abstractOrigin = reference(value);
+            break;
+        case dw::DW_AT_specification:
+            die.specification = reference(value);
+            break;
+        case dw::DW_AT_signature:
+            die.type = reference(value);
+            die.flags |= kSignature;
+            break;
+        case dw::DW_AT_byte_size:
+            setNumber(value, die.byteSize, kHasByteSize);
+            break;
+        case dw::DW_AT_bit_size:
+            setNumber(value, die.bitSize, kHasBitSize);
+            break;
+        case dw::DW_AT_data_bit_offset:
+            setNumber(value, die.dataBitOffset, kHasDataBitOffset);
+            break;
+        case dw::DW_AT_bit_offset:
+            setNumber(value, die.bitOffset, kHasBitOffset);
+            break;
+        case dw::DW_AT_data_member_location:
+            decodeMemberLocation(value);
+            break;
+        case dw::DW_AT_encoding:
+            die.encoding = static_cast<uint8_t>(unsignedValue(value).value_or(0));
+            break;
+        case dw::DW_AT_calling_convention:
+            die.callingConvention = static_cast<uint8_t>(unsignedValue(value).value_or(0));
+            break;
+        case dw::DW_AT_inline:
+            if (unsignedValue(value).value_or(dw::DW_INL_not_inlined) != dw::DW_INL_not_inlined)
+                die.flags |= kInlined;
+            break;
+        case dw::DW_AT_const_value:
+            decodeConstValue(value);
+            break;
+        case dw::DW_AT_upper_bound:
+            decodeBound(value, kHasUpperBound);
+            break;
+        case dw::DW_AT_count:
+            decodeBound(value, kHasCount);
+            break;
+        case dw::DW_AT_low_pc:
+            if (auto address = value.getAsSectionedAddress()) {
+                die.lowPc = reader.address(*address);
+                die.flags |= kHasLowPc;
+            }
+            break;
+        case dw::DW_AT_ranges:
+            hasRanges = true;
+            break;
+        case dw::DW_AT_location:
+            decodeLocation(value);
+            break;
+        case dw::DW_AT_declaration:
+            setFlag(value, kDeclaration);
+            break;
+        case dw::DW_AT_external:
+            setFlag(value, kExternal);
+            break;
+        case dw::DW_AT_prototyped:
+            setFlag(value, kPrototyped);
+            break;
+        case dw::DW_AT_artificial:
+            setFlag(value, kArtificial);
+            break;
+        case dw::DW_AT_GNU_vector:
+            setFlag(value, kVector);
+            break;
+        default:
+            break;
+        }
+    }
+};
+
+// What is wrong with the relocation sections of `file`, or "". LLVM's object library does not
+// report these as errors when DWARFContext looks at relocations: it ends the process
+// (report_fatal_error on a bad symbol table link or symbol index, a division by a zero entry
+// size), so they are checked here first. Relocation entries are read only where LLVM reads
+// them: in relocatable objects (it applies those of debug sections and of .eh_frame).
+template <class ELFT> std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file) {
+    auto sections = file.sections();
+    if (!sections)
+        return llvm::toString(sections.takeError());
+    const bool relocatable = file.getHeader().e_type == llvm::ELF::ET_REL;
+    for (const auto& section : *sections) {
+        const bool rela = section.sh_type == llvm::ELF::SHT_RELA;
+        if (section.sh_type != llvm::ELF::SHT_REL && !rela)
+            continue;
+        if (section.sh_entsize != (rela ? sizeof(typename ELFT::Rela) : sizeof(typename ELFT::Rel)))
+            return "a relocation section's entry size is " + std::to_string(section.sh_entsize);
+        if (section.sh_link >= sections->size())
+            return "a relocation section links section " + std::to_string(section.sh_link) +
+                   ", which does not exist";
+        if (!relocatable)
+            continue;
+        auto symbols = file.symbols(&(*sections)[section.sh_link]);
+        if (!symbols)
+            return llvm::toString(symbols.takeError());
+        auto check = [&](auto relocations) -> std::string {
+            if (!relocations)
+                return llvm::toString(relocations.takeError());
+            for (const auto& relocation : *relocations) {
+                if (relocation.getSymbol(file.isMips64EL()) >= symbols->size())
+                    return "a relocation names symbol " +
+                           std::to_string(relocation.getSymbol(file.isMips64EL())) +
+                           ", past the end of its symbol table";
+            }
+            return {};
+        };
+        std::string problem = rela ? check(file.relas(section)) : check(file.rels(section));
+        if (!problem.empty())
+            return problem;
+    }
+    return {};
+}
+
+std::string relocationProblem(const llvm::object::ObjectFile& object) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32BEObjectFile>(&object))
+        return relocationProblem(elf->getELFFile());
+    return {};
+}
+
+} // namespace
+
+Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(const std::string& path) {
+    std::unique_ptr<LlvmUnitReader> reader(new LlvmUnitReader(path));
+    if (auto opened = reader->openObject(); !opened)
+        return std::move(opened).error();
+    reader->layOutSections();
+    if (auto units = reader->enumerateUnits(); !units)
+        return std::move(units).error();
+    return reader;
+}
+
+Expected<void> LlvmUnitReader::openObject() {
+    auto buffer = llvm::MemoryBuffer::getFile(path_, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+        return Error::io(path_ + ": cannot open: " + buffer.getError().message());
+    buffer_ = std::move(*buffer);
+    auto object = llvm::object::ObjectFile::createObjectFile(buffer_->getMemBufferRef());
+    if (!object)
+        return Error::badInput(path_ + ": " + oneLine(llvm::toString(object.takeError())));
+    object_ = std::move(*object);
+    if (!llvm::isa<llvm::object::ELFObjectFileBase>(object_.get()))
+        return Error::badInput(path_ + ": not an ELF file");
+    for (const llvm::object::SectionRef& section : object_->sections()) {
+        auto name = section.getName();
+        if (!name) {
+            llvm::consumeError(name.takeError());
+            continue;
+        }
+        // LLVM does not follow dwz's supplementary files: types would silently be void.
+        if (*name == ".gnu_debugaltlink")
+            return Error::badInput(path_ + ": its DWARF continues in the file its "
+                                           ".gnu_debugaltlink names, which LLVM's DWARF reader "
+                                           "does not read (the dwarf loader does)");
+    }
+    if (std::string problem = relocationProblem(*object_); !problem.empty())
+        return Error::badInput(path_ + ": relocations: " + oneLine(problem));
+    ErrorSink sink;
+    context_ = llvm::DWARFContext::create(
+        *object_, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "", recordError,
+        recordError, // LLVM's warnings include DIEs it could not read
+        /*ThreadSafe=*/true);
+    if (!sink.message().empty())
+        return Error::badInput(path_ + ": cannot read its DWARF (" + sink.message() + ")");
+    return {};
+}
+
+void LlvmUnitReader::layOutSections() {
+    const auto& elf = *llvm::cast<llvm::object::ELFObjectFileBase>(object_.get());
+    const bool relocatable = elf.getEType() == llvm::ELF::ET_REL;
+    // A relocatable object's sections all start at 0: each gets a range of its own, above 0 so
+    // that an address nothing relocated stays outside every section.
+    uint64_t next = 0x1000;
+    for (const llvm::object::ELFSectionRef section : elf.sections()) {
+        if (!(section.getFlags() & llvm::ELF::SHF_ALLOC))
+            continue;
+        auto index = static_cast<uint32_t>(section.getIndex());
+        uint64_t size = section.getSize();
+        uint64_t start = section.getAddress();
+        if (relocatable) {
+            start = next;
+            next += (size + 0xfff) & ~uint64_t(0xfff);
+            next += 0x1000;
+            if (sectionBase_.size() <= index)
+                sectionBase_.resize(index + 1, 0);
+            sectionBase_[index] = start;
+        }
+        sections_.add(start, size, index);
+    }
+    sections_.sort();
+}
+
+uint64_t LlvmUnitReader::address(llvm::object::SectionedAddress address) const {
+    if (address.SectionIndex < sectionBase_.size())
+        return sectionBase_[address.SectionIndex] + address.Address;
+    return address.Address;
+}
+
+DieOffset LlvmUnitReader::typeBySignature(uint64_t signature) const {
+    auto it = typeUnits_.find(signature);
+    return it == typeUnits_.end() ? kNoDie : it->second;
+}
+
+Expected<void> LlvmUnitReader::enumerateUnits() {
+    ErrorSink sink;
+    uint64_t infoEnd = 0;
+    for (const auto& unit : context_->normal_units()) {
+        bool inTypes = unit->isTypeUnit() && unit->getVersion() < 5;
+        DieOffset bias = inTypes ? kTypesBias : 0;
+        // Parsed here, once: LLVM parses abbreviations lazily into state all units share.
+        unit->getAbbreviations();
+        DWARFDie root = unit->getUnitDIE(/*ExtractUnitDIEOnly=*/true);
+        if (!sink.message().empty() || !root)
+            return Error::badInput(path_ + ": unit " + hex(unit->getOffset()) + sectionName(bias) +
+                                   ": " +
+                                   (sink.message().empty() ? "no unit DIE" : sink.message()));
+        uint8_t type = unit->getUnitType();
+        auto tag = root.getTag();
+        // DWARF 4 has no unit types in headers: partial units are known by their DIE.
+        bool partial = type == dw::DW_UT_partial || type == dw::DW_UT_type ||
+                       type == dw::DW_UT_split_type || tag == dw::DW_TAG_partial_unit ||
+                       tag == dw::DW_TAG_type_unit || unit->isTypeUnit();
+        if (auto* typeUnit = llvm::dyn_cast<llvm::DWARFTypeUnit>(unit.get()))
+            typeUnits_.emplace(typeUnit->getTypeHash(),
+                               typeUnit->getOffset() + typeUnit->getTypeOffset() + bias);
+        if (!inTypes)
+            infoEnd = unit->getNextUnitOffset();
+        units_.push_back({unit.get(), bias, partial});
+    }
+    size_t infoSize = 0;
+    context_->getDWARFObj().forEachInfoSections(
+        [&](const llvm::DWARFSection& section) { infoSize += section.Data.size(); });
+    if (!units_.empty() && buffer_->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap) {
+        llvm::StringRef info = units_.front().unit->getInfoSection().Data;
+        llvm::StringRef file = buffer_->getBuffer();
+        if (info.begin() >= file.begin() && info.end() <= file.end())
+            info_ = std::as_bytes(std::span(info.data(), info.size()));
+    }
+    // Reading every unit header faulted in (with the kernel's fault-around) much of the section;
+    // workers bring back only the unit they read.
+    dropInfoPages(0, info_.size());
+    if (units_.empty() && infoSize == 0)
+        return Error::badInput(path_ + ": .debug_info has no units");
+    // LLVM stops at the first unit header it cannot read, or one whose length runs past the end.
+    if (!sink.message().empty() || infoEnd != infoSize)
+        return Error::badInput(
+            path_ + ": unit " + hex(infoEnd) + ": " +
+            (sink.message().empty() ? "its header cannot be read" : sink.message()));
+    return {};
+}
+
+void LlvmUnitReader::releaseUnit(size_t index) {
+    // Type units live in .debug_types or between the compile units: only those are released.
+    const Unit& unit = units_[index];
+    if (unit.bias == 0 && !unit.unit->isTypeUnit())
+        dropInfoPages(unit.unit->getOffset(), unit.unit->getNextUnitOffset());
+}
+
+void LlvmUnitReader::dropInfoPages(uint64_t begin, uint64_t end) const {
+    if (begin < end && end <= info_.size())
+        dropFilePages(info_.subspan(begin, end - begin));
+}
+
+Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
+    out.clear();
+    const Unit& unit = units_[index];
+    llvm::DWARFUnit& llvmUnit = *unit.unit;
+    ErrorSink sink;
+    auto failure = [&](const std::string& what) {
+        return Error::badInput(path_ + ": unit " + hex(llvmUnit.getOffset()) +
+                               sectionName(unit.bias) + ": " +
+                               (sink.message().empty() ? what : sink.message()));
+    };
+    // The DIEs are decoded one at a time, in order, with LLVM's DIE decoder: the unit's own DIE
+    // array, which LLVM keeps until the context goes (gigabytes on a kernel), is never filled.
+    const llvm::DWARFDataExtractor data = llvmUnit.getDebugInfoExtractor();
+    const uint64_t end = llvmUnit.getNextUnitOffset();
+    uint64_t offset = llvmUnit.getOffset() + llvmUnit.getHeaderSize();
+    llvm::DWARFDebugInfoEntry root;
+    if (!root.extractFast(llvmUnit, &offset, data, end, 0) || !root.getAbbreviationDeclarationPtr())
+        return failure("no unit DIE");
+    out.unitOffset = root.getOffset() + unit.bias;
+    out.version = llvmUnit.getVersion();
+    out.addressSize = llvmUnit.getAddressByteSize();
+    out.isPartial = unit.partial;
+    const DieOffset unitStart = llvmUnit.getOffset() + unit.bias;
+
+    std::vector<LocationOp> scratchOps;
+    DieTreeBuilder tree(out);
+    auto keep = [&](const llvm::DWARFDebugInfoEntry& entry, uint32_t parent) {
+        const DWARFDie d(&llvmUnit, &entry);
+        const uint16_t tag = entry.getTag();
+        Die& die = tree.add(d.getOffset() + unit.bias, tag, parent);
+        AttributeDecoder decoder{*this, llvmUnit, out, die, unitStart, scratchOps};
+        for (const llvm::DWARFAttribute& attribute : d.attributes())
+            decoder.decode(attribute.Attr, attribute.Value);
+        if (decoder.hasRanges && !die.has(kHasLowPc) && tag == dw::DW_TAG_subprogram) {
+            auto ranges = d.getAddressRanges();
+            if (!ranges) {
+                llvm::consumeError(ranges.takeError());
+            } else if (!ranges->empty()) {
+                die.lowPc = address({ranges->front().LowPC, ranges->front().SectionIndex});
+                die.flags |= kHasLowPc;
+            }
+        }
+        return tree.lastIndex();
+    };
+
+    keep(root, kNoIndex);
+    out.name = out.dies[0].name;
+    const DWARFDie rootDie(&llvmUnit, &root);
+    if (auto language = rootDie.find(dw::DW_AT_language))
+        out.language = static_cast<uint16_t>(unsignedValue(*language).value_or(0));
+    if (auto producer = rootDie.find(dw::DW_AT_producer))
+        if (const char* s = stringValue(*producer))
+            out.producer = s;
+    if (!root.hasChildren())
+        return {};
+
+    // One level per DIE whose children are being read, ended by a null entry.
+    struct Level {
+        uint16_t tag;       // the parent's (a lexical block passes its function's down)
+        uint32_t keptOwner; // nearest kept ancestor (or itself)
+        bool skipped;       // nothing below can be needed
+    };
+    std::vector<Level> levels{{root.getTag(), 0, false}};
+    while (!levels.empty()) {
+        if (offset >= end)
+            break; // some producers leave out the null entries that end the unit
+        llvm::DWARFDebugInfoEntry entry;
+        if (!entry.extractFast(llvmUnit, &offset, data, end, 0))
+            return failure("a DIE at " + hex(offset) + " cannot be read");
+        if (!entry.getAbbreviationDeclarationPtr()) { // the null entry that ends a list
+            levels.pop_back();
+            continue;
+        }
+        const Level parent = levels.back();
+        const uint16_t tag = entry.getTag();
+        Visit visit = parent.skipped ? Visit::Skip : classifyDie(tag, parent.tag);
+        uint32_t owner = parent.keptOwner;
+        if (visit == Visit::Keep)
+            owner = keep(entry, owner);
+        if (entry.hasChildren())
+            levels.push_back(
+                {visit == Visit::Descend ? parent.tag : tag, owner, visit == Visit::Skip});
+    }
+    if (!sink.message().empty())
+        return failure("");
+    return {};
+}
+
+} // namespace btforge::dwarf

@@ -1,0 +1,72 @@
+// Reads DWARF units with LLVM's DebugInfo library (DWARFContext), the other reader of the two
+// (see docs/readers.md). LLVM maps the file, decompresses debug sections and, for relocatable
+// objects (kernel modules, `ld -r` outputs), resolves the relocations of the debug sections into
+// section-relative addresses; this reader gives each allocated section of such an object an
+// address range of its own, so that one number still says where an address lies.
+//
+// The DWARFContext is created thread-safe (its shared state is locked); a unit's DIEs are
+// extracted by the one worker that reads the unit, into that worker's own vector, after the
+// abbreviations of every unit were parsed on the opening thread (LLVM parses them lazily into
+// state all units share).
+#pragma once
+
+#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/UnitReader.h"
+
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace btforge::dwarf {
+
+class LlvmUnitReader final : public UnitReader {
+public:
+    static Expected<std::unique_ptr<LlvmUnitReader>> open(const std::string& path);
+
+    size_t unitCount() const override { return units_.size(); }
+    bool isPartialUnit(size_t index) const override { return units_[index].partial; }
+    Expected<void> readUnit(size_t index, UnitDies& out) override;
+    void releaseUnit(size_t index) override;
+    std::optional<SectionOffset> locate(uint64_t dwarfAddress) const override {
+        return sections_.locate(dwarfAddress);
+    }
+
+    // The address UnitDies holds for an address LLVM gives as section and offset.
+    uint64_t address(llvm::object::SectionedAddress address) const;
+    // The type DIE a DW_FORM_ref_sig8 signature names, or kNoDie.
+    DieOffset typeBySignature(uint64_t signature) const;
+    const llvm::DWARFObject& dwarfObject() const { return context_->getDWARFObj(); }
+
+private:
+    struct Unit {
+        llvm::DWARFUnit* unit;
+        DieOffset bias;
+        bool partial;
+    };
+
+    explicit LlvmUnitReader(std::string path) : path_(std::move(path)) {}
+    Expected<void> openObject();
+    Expected<void> enumerateUnits();
+    void layOutSections();
+    // .debug_info[begin, end) is read: its pages need not stay resident.
+    void dropInfoPages(uint64_t begin, uint64_t end) const;
+
+    std::string path_;
+    std::unique_ptr<llvm::MemoryBuffer> buffer_;
+    std::unique_ptr<llvm::object::ObjectFile> object_;
+    std::unique_ptr<llvm::DWARFContext> context_;
+    std::vector<Unit> units_;
+    std::unordered_map<uint64_t, DieOffset> typeUnits_;
+    SectionAddresses sections_;
+    // .debug_info where it is the file mapping itself (not decompressed): pages may be dropped.
+    std::span<const std::byte> info_;
+    // Relocatable objects: by section index, where that section's offsets start.
+    std::vector<uint64_t> sectionBase_;
+};
+
+} // namespace btforge::dwarf
