@@ -53,7 +53,7 @@ struct Range {
     uint64_t begin, end;
 };
 
-// An own DATASEC's entries as they are, with their ranges, before the graph grows.
+// An own DATASEC as it is before the graph grows.
 struct ExistingDatasec {
     TypeId id = ir::kVoidType;
     uint32_t size = 0;
