@@ -2,10 +2,12 @@
 
 #include "btforge/Features.h"
 #include "btforge/amend/FeatureDowngrade.h"
+#include "btforge/amend/GlobalVariables.h"
 #include "btforge/amend/TypeSelection.h"
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/elf/ElfSectionWriter.h"
 #include "btforge/elf/ElfSections.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/support/AtomicFile.h"
 #include "btforge/support/MappedFile.h"
 
@@ -98,19 +100,42 @@ void removeStaleOutput(const ConversionRequest& request) {
     fs::remove(request.output, ec);
 }
 
+// global_var on BTF input: the variables of the input's ELF symbol table (BTF read from an ELF
+// file's .BTF); raw BTF has none to add.
+Expected<void> addGlobalVariables(ir::TypeGraph& graph, const std::string& input,
+                                  plugin::Session& session) {
+    auto file = MappedFile::open(input);
+    if (!file)
+        return std::move(file).error();
+    std::shared_ptr<const elf::ElfSymbolTable> symbols;
+    if (elf::looksLikeElf(file->bytes())) {
+        auto read = elf::ElfSymbolTable::read(std::make_shared<MappedFile>(std::move(*file)));
+        if (!read)
+            return std::move(read).error();
+        symbols = std::move(*read);
+    }
+    if (!symbols || !symbols->hasSymbols()) {
+        session.diagnostics.warning(input + ": global_var adds nothing: the input has no ELF "
+                                            "symbol table to find variables in");
+        return {};
+    }
+    amend::addGlobalVariables(graph, *symbols);
+    return {};
+}
+
 // Features that are off and --keep/--drop, applied to whatever the loader made, BTF included.
 Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& request,
                               const std::string& loader, plugin::Session& session) {
     auto features = FeatureSet::parse(session.options.features);
     if (!features)
         return std::move(features).error();
-    if (features->has(Feature::GlobalVar) && loader == "btf")
-        session.diagnostics.warning(
-            request.source.input +
-            ": global_var adds nothing to BTF input: BTF has no type for a variable it has no VAR "
-            "for (read the DWARF instead, -f dwarf)");
     if (auto downgraded = amend::downgrade(graph, *features))
         graph = std::move(*downgraded);
+    if (features->has(Feature::GlobalVar) && loader == "btf") {
+        auto added = addGlobalVariables(graph, request.source.input, session);
+        if (!added)
+            return std::move(added).error();
+    }
     for (auto [selection, names] : {std::pair{amend::Selection::Keep, &request.keep},
                                     {amend::Selection::Drop, &request.drop}}) {
         if (names->empty())

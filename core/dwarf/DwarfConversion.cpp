@@ -456,15 +456,6 @@ Expected<void> emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph,
 
 // Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with
 // global_var, every variable with a static address, one DATASEC per data section.
-bool isCompilerGeneratedName(std::string_view name) {
-    for (std::string_view prefix : {"__UNIQUE_ID", "__tpstrtab_", "__exitcall_",
-                                    "__gendwarfksyms_ptr_", "__func_stack_frame_non_standard_"}) {
-        if (name.starts_with(prefix))
-            return true;
-    }
-    return false;
-}
-
 void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
                    const elf::ElfSymbolTable& elf, const UnitReader& reader,
                    const FeatureSet& features, DwarfConversionReport& report) {
@@ -476,7 +467,7 @@ void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
     };
     std::vector<Placed> placed;
     for (const VariableObservation& v : obs.variables) {
-        if (!v.hasAddress || isCompilerGeneratedName(v.name) || v.type == ir::kVoidType)
+        if (!v.hasAddress || elf::isCompilerGeneratedObject(v.name) || v.type == ir::kVoidType)
             continue;
         auto where = reader.locate(v.address);
         const elf::ElfSection* section = where ? elf.section(where->section) : nullptr;

@@ -26,6 +26,16 @@ std::string_view stripCompilerSuffix(std::string_view symbolName) {
     return dot == std::string_view::npos || dot == 0 ? symbolName : symbolName.substr(0, dot);
 }
 
+bool isCompilerGeneratedObject(std::string_view name) {
+    for (std::string_view prefix :
+         {"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_",
+          "__func_stack_frame_non_standard_", "__BTF_ID__"}) {
+        if (name.starts_with(prefix))
+            return true;
+    }
+    return false;
+}
+
 Expected<std::shared_ptr<const ElfSymbolTable>>
 ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     elf_version(EV_CURRENT);
@@ -58,7 +68,8 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
         section.index = static_cast<uint32_t>(elf_ndxscn(scn));
         section.address = shdr.sh_addr;
         section.size = shdr.sh_size;
-        section.isData = (shdr.sh_flags & SHF_ALLOC) && !(shdr.sh_flags & SHF_EXECINSTR);
+        section.allocated = (shdr.sh_flags & SHF_ALLOC) != 0;
+        section.isData = section.allocated && !(shdr.sh_flags & SHF_EXECINSTR);
         bool inFile = shdr.sh_type != SHT_NOBITS && shdr.sh_offset <= image.size() &&
                       shdr.sh_size <= image.size() - shdr.sh_offset;
         table->sections_.push_back(section);
@@ -70,6 +81,7 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     }
     if (!symtab)
         return std::shared_ptr<const ElfSymbolTable>(table); // stripped: nothing to confirm
+    table->hasSymbols_ = true;
 
     Elf_Data* data = elf_getdata(symtab, nullptr);
     if (!data)

@@ -22,7 +22,8 @@ enum class Feature : uint8_t {
     OptimizedFunc,     // functions the compiler specialised (.isra, .constprop) under their name
     ConsistentFunc,    // skip functions whose instances disagree
     DeclTagKfuncs,     // DECL_TAG 'bpf_kfunc' on kfuncs
-    GlobalVar,         // every global variable, one DATASEC per section
+    GlobalVar,         // every global variable, one DATASEC per section (BTF input: from the
+                       // ELF symbol table, docs/amending.md)
     TrueSignature,     // (accepted; see docs/functions.md)
     DistilledBase,     // (accepted; not implemented)
     Attributes,        // (accepted; not implemented)

@@ -6,8 +6,11 @@
 #  features INPUT   each of decl_tag, decl_tag_kfuncs, type_tag, enum64, float off alone, then all
 #                   of them: the kinds they name are gone, nothing else changed kind, ENUM64 values
 #                   read back as their low 32 bits, FLOATs as unsigned INTs of their size
-#                   (FEATURE...: only these; "all" for all of them off); global_var on BTF
-#                   input changes nothing and says why
+#                   (FEATURE...: only these; "all" for all of them off); global_var on raw
+#                   BTF input changes nothing and says why
+#  globalvar INPUT  global_var on the .BTF of an ELF file (given one first by convert --elf when
+#                   it has none): the VARs are the input's plus one per data object readelf
+#                   lists, picked by the same rules computed here; existing DATASEC entries stay
 #  select INPUT     --keep and --drop on /sys/kernel/btf/vmlinux-like input: bpftool's C rendering
 #                   of a kept struct is the input's, the kept C header compiles, dropping a FUNC
 #                   removes it and only what it alone needed, a still-needed type is refused
@@ -98,11 +101,81 @@ features)
         kernel_accepts "$work/$off.btf"
         echo "without $off: $(grep -c '^\[' "$work/$off.txt") types (input $(grep -c '^\[' "$work/in.txt"))"
     done
-    # global_var cannot add what BTF has no type for: said once, the BTF written as it is.
-    "$BTFORGE" convert "$input" -f btf -o "$work/gv.btf" --features default,global_var 2> "$work/err"
-    grep -q "global_var adds nothing to BTF input" "$work/err" || fail "no word about global_var"
-    "$BTFORGE" --quiet convert "$input" -f btf -o "$work/default.btf"
-    cmp -s "$work/gv.btf" "$work/default.btf" || fail "global_var changed BTF input"
+    # Raw BTF has no symbol table to find variables in: said once, the BTF written as it is.
+    if ! head -c4 "$input" | grep -q "ELF"; then
+        "$BTFORGE" convert "$input" -f btf -o "$work/gv.btf" --features default,global_var 2> "$work/err"
+        grep -q "global_var adds nothing: the input has no ELF symbol table" "$work/err" ||
+            fail "no word about global_var"
+        "$BTFORGE" --quiet convert "$input" -f btf -o "$work/default.btf"
+        cmp -s "$work/gv.btf" "$work/default.btf" || fail "global_var changed raw BTF input"
+    fi
+    ;;
+globalvar)
+    elf=$input
+    if ! readelf -SW "$input" | grep -q ' \.BTF '; then
+        "$BTFORGE" --quiet convert "$input" --elf -o "$work/input.elf"
+        elf=$work/input.elf
+    fi
+    convert_elf() { "$BTFORGE" --quiet convert "$elf" -f btf -o "$1" --features default,global_var; }
+    convert_elf "$work/gv.btf"
+    "$BTF_ORACLE" parse "$work/gv.btf" > /dev/null || fail "libbpf rejects $work/gv.btf"
+    "$BPFTOOL" btf dump file "$elf" > "$work/in.txt"
+    "$BPFTOOL" btf dump file "$work/gv.btf" > "$work/gv.txt"
+    var_names() { sed -n "s/^\[[0-9]*\] VAR '\([^']*\)' .*/\1/p" "$1"; }
+    datasec_entries() { # "SECTION OFFSET SIZE VAR" per DATASEC entry
+        awk '/^\[[0-9]+\] DATASEC /{s = $3; gsub(/'"'"'/, "", s); next} /^\[/{s = ""}
+            s != "" && /offset=/ {o = $2; z = $3; v = $5; sub(/offset=/, "", o); sub(/size=/, "", z)
+                gsub(/['"'"')]/, "", v); print s, o, z, v}' "$1"
+    }
+    var_names "$work/in.txt" | sort > "$work/in.vars"
+    datasec_entries "$work/in.txt" > "$work/in.entries"
+    # The rules, from readelf: STT_OBJECT of nonzero size defined in an SHF_ALLOC section, a C
+    # identifier, not compiler-made, no VAR of that name yet; by (section, offset, name), each
+    # that does not overlap an existing entry or one placed before it.
+    type=$(readelf -hW "$elf" | awk '$1 == "Type:" {print $2}')
+    readelf -SW "$elf" > "$work/sections"
+    readelf -sW "$elf" > "$work/symbols"
+    awk -v rel="$([ "$type" = REL ] && echo 1 || echo 0)" '
+        function hex(s,   i, n) { s = tolower(s); sub(/^0x/, "", s); n = 0
+            for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+            return n }
+        function low(s) { return hex(substr(s, length(s) - 11)) } # 48 bits: exact in a double
+        FILENAME == ARGV[1] { have[$1] = 1; next }
+        FILENAME == ARGV[2] { if (match($0, /^ *\[ *[0-9]+\]/)) {
+                idx = substr($0, RSTART, RLENGTH); gsub(/[][ ]/, "", idx)
+                $0 = substr($0, RSTART + RLENGTH)
+                if (idx > 0) { name[idx] = $1; addr[idx] = $3; alloc[idx] = (NF == 10 && $7 ~ /A/) } }
+            next }
+        /^Symbol table/ { symtab = ($3 == "'"'.symtab'"'"); next }
+        !symtab || $4 != "OBJECT" || $7 !~ /^[0-9]+$/ || !alloc[$7] { next }
+        { size = ($3 ~ /^0x/) ? hex($3) : $3 + 0; n = $8 }
+        size == 0 || n !~ /^[A-Za-z_][A-Za-z0-9_]*$/ || (n in have) { next }
+        n ~ /^(__UNIQUE_ID|__tpstrtab_|__exitcall_|__gendwarfksyms_ptr_|__func_stack_frame_non_standard_|__BTF_ID__)/ { next }
+        { v = $2; a = addr[$7]
+          if (rel) off = hex(v)
+          else if (length(v) != length(a) || (v "") < (a "")) next
+          else { off = low(v) - low(a); if (off < 0) off += 2^48 }
+          if (off + size > 4294967295) next
+          print $7, off, size, name[$7], n }' "$work/in.vars" "$work/sections" "$work/symbols" |
+        sort -k1,1n -k2,2n -k5,5 |
+        awk 'FILENAME == ARGV[1] { n = ++count[$1]; eb[$1, n] = $2; ee[$1, n] = $2 + $3; next }
+            $1 != sec { sec = $1; placed = 0 }
+            { b = $2; e = $2 + $3; if (b < placed) next
+              for (i = 1; i <= count[$4]; i++) if (b < ee[$4, i] && eb[$4, i] < e) next
+              placed = e; print $5 }' "$work/in.entries" - > "$work/added.vars"
+    sort "$work/in.vars" "$work/added.vars" > "$work/expected.vars"
+    var_names "$work/gv.txt" | sort > "$work/gv.vars"
+    diff "$work/expected.vars" "$work/gv.vars" > "$work/vars.diff" ||
+        fail "VARs differ from readelf's objects (< expected, > written): $(head -5 "$work/vars.diff")"
+    [ -s "$work/added.vars" ] || fail "readelf lists no data object to add: a test that cannot fail"
+    # Existing entries stay where they were; entries sorted, none overlapping.
+    datasec_entries "$work/gv.txt" > "$work/gv.entries"
+    [ -z "$(sort "$work/in.entries" | comm -23 - <(sort "$work/gv.entries"))" ] ||
+        fail "an existing DATASEC entry changed"
+    awk '$1 != s {s = $1; end = 0} $2 + 0 < end {print; bad = 1} {end = $2 + $3} END {exit bad}' \
+        "$work/gv.entries" > /dev/null || fail "DATASEC entries unsorted or overlapping"
+    kernel_accepts "$work/gv.btf"
+    echo "global_var: $(wc -l < "$work/in.vars") VARs in, $(wc -l < "$work/gv.vars") out ($(wc -l < "$work/added.vars") expected from readelf), $(grep -c "^\[[0-9]*\] DATASEC" "$work/gv.txt") DATASECs"
     ;;
 select)
     "$BPFTOOL" btf dump file "$input" format c > "$work/in.h"

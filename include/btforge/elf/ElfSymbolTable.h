@@ -21,7 +21,8 @@ struct ElfSection {
     uint32_t index = 0;
     uint64_t address = 0;
     uint64_t size = 0;
-    bool isData = false; // allocated, not executable (where variables live)
+    bool isData = false;    // allocated, not executable (where variables live)
+    bool allocated = false; // SHF_ALLOC: part of the loaded image
 };
 
 struct ElfFunction {
@@ -44,6 +45,11 @@ struct ElfObject {
 // `foo.isra.0` -> `foo`: the name a compiler-specialised copy's source function has.
 std::string_view stripCompilerSuffix(std::string_view symbolName);
 
+// Data objects the compiler or kernel macros make up (__UNIQUE_ID_*, tracepoint strings, the
+// `__BTF_ID__*` labels resolve_btfids fills): never described as variables, whether found in DWARF
+// or in the symbol table.
+bool isCompilerGeneratedObject(std::string_view name);
+
 class ElfSymbolTable {
 public:
     // The table keeps `file` mapped: every string_view it hands out points into it.
@@ -51,13 +57,14 @@ public:
 
     bool isRelocatable() const { return relocatable_; } // ET_REL: addresses are section-relative
     bool isBigEndian() const { return bigEndian_; }
+    bool hasSymbols() const { return hasSymbols_; } // false for a stripped file
     const std::string& fileName() const { return file_->path(); }
 
     // Every function symbol with this (stripped) name, by address; several for a name that
     // exists at several addresses (a static function in two files, compiler clones).
     std::span<const ElfFunction> functionsNamed(std::string_view name) const;
     std::span<const ElfFunction> functions() const { return functions_; }
-    // Data symbols of one section, by address.
+    // Data symbols (STT_OBJECT, defined in a section) of one section, by address.
     std::span<const ElfObject> objectsIn(uint32_t section) const;
     // The kernel's `__BTF_ID__*` symbols (untyped labels in .BTF_ids), by section and address.
     std::span<const ElfObject> btfIdSymbols() const { return btfIds_; }
@@ -76,12 +83,13 @@ private:
     std::shared_ptr<MappedFile> file_;
     bool relocatable_ = false;
     bool bigEndian_ = false;
+    bool hasSymbols_ = false;
     std::vector<ElfSection> sections_;
     std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes
-    std::vector<ElfFunction> functions_; // sorted by (name, address)
-    std::vector<ElfObject> objects_;     // sorted by (section, address)
-    std::vector<ElfObject> labels_;      // STT_NOTYPE symbols, sorted by (name, address)
-    std::vector<ElfObject> btfIds_;      // sorted by (section, address)
+    std::vector<ElfFunction> functions_;       // sorted by (name, address)
+    std::vector<ElfObject> objects_;           // sorted by (section, address)
+    std::vector<ElfObject> labels_;            // STT_NOTYPE symbols, sorted by (name, address)
+    std::vector<ElfObject> btfIds_;            // sorted by (section, address)
 };
 
 } // namespace btforge::elf
