@@ -120,6 +120,9 @@ public:
         const size_t n = unit_.dies.size();
         dieType_.assign(n, ir::kVoidType);
         shape_.assign(n, Shape::None);
+        // Growing the name index by doubling would rehash it several times per unit.
+        out_.graph.strings().reserve(static_cast<size_t>(std::count_if(
+            unit_.dies.begin(), unit_.dies.end(), [](const Die& d) { return !d.name.empty(); })));
         reserveTypes();
         for (uint32_t i = 0; i < n; ++i) {
             if (shape_[i] == Shape::Type)

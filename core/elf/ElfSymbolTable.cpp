@@ -4,6 +4,7 @@
 #include <libelf.h>
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 namespace btforge::elf {
@@ -121,6 +122,7 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
                std::tie(b.name, b.address, b.symbolName);
     };
     std::sort(table->functions_.begin(), table->functions_.end(), byNameAddress);
+    table->indexFunctionNames();
     auto bySectionAddress = [](const ElfObject& a, const ElfObject& b) {
         return std::tie(a.section, a.address, a.name) < std::tie(b.section, b.address, b.name);
     };
@@ -133,15 +135,35 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     return std::shared_ptr<const ElfSymbolTable>(std::move(table));
 }
 
+void ElfSymbolTable::indexFunctionNames() {
+    size_t slots = 16;
+    while (slots < functions_.size() * 2)
+        slots *= 2;
+    nameRuns_.assign(slots, NameRun{});
+    const size_t mask = slots - 1;
+    for (size_t first = 0, end; first < functions_.size(); first = end) {
+        end = first + 1;
+        while (end < functions_.size() && functions_[end].name == functions_[first].name)
+            ++end;
+        const size_t hash = std::hash<std::string_view>{}(functions_[first].name);
+        size_t i = hash & mask;
+        while (nameRuns_[i].count != 0)
+            i = (i + 1) & mask;
+        nameRuns_[i] = {hash, static_cast<uint32_t>(first), static_cast<uint32_t>(end - first)};
+    }
+}
+
 std::span<const ElfFunction> ElfSymbolTable::functionsNamed(std::string_view name) const {
-    auto range = std::equal_range(
-        functions_.begin(), functions_.end(), name, [](const auto& a, const auto& b) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(a)>, ElfFunction>)
-                return a.name < b;
-            else
-                return a < b.name;
-        });
-    return {range.first, range.second};
+    if (nameRuns_.empty())
+        return {};
+    const size_t hash = std::hash<std::string_view>{}(name);
+    const size_t mask = nameRuns_.size() - 1;
+    for (size_t i = hash & mask; nameRuns_[i].count != 0; i = (i + 1) & mask) {
+        const NameRun& run = nameRuns_[i];
+        if (run.hash == hash && functions_[run.first].name == name)
+            return std::span(functions_).subspan(run.first, run.count);
+    }
+    return {};
 }
 
 std::optional<uint64_t> ElfSymbolTable::addressOf(std::string_view name) const {

@@ -97,9 +97,21 @@ void StringPool::insertSlot(StrId local, uint32_t hash) {
     ++used_;
 }
 
+void StringPool::reserve(size_t strings) {
+    size_t size = slots_.size();
+    while ((used_ + strings) * 4 > size * 3)
+        size *= 2;
+    if (size != slots_.size())
+        rehash(size);
+}
+
 void StringPool::grow() {
+    rehash(slots_.size() * 2);
+}
+
+void StringPool::rehash(size_t size) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{});
+    slots_.assign(size, Slot{});
     const size_t mask = slots_.size() - 1;
     for (const Slot& slot : old) {
         if (slot.local == 0)

@@ -80,6 +80,8 @@ public:
     std::optional<std::span<const std::byte>> sectionBytes(const ElfSection& section) const;
 
 private:
+    void indexFunctionNames();
+
     std::shared_ptr<MappedFile> file_;
     bool relocatable_ = false;
     bool bigEndian_ = false;
@@ -87,9 +89,18 @@ private:
     std::vector<ElfSection> sections_;
     std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes
     std::vector<ElfFunction> functions_;       // sorted by (name, address)
-    std::vector<ElfObject> objects_;           // sorted by (section, address)
-    std::vector<ElfObject> labels_;            // STT_NOTYPE symbols, sorted by (name, address)
-    std::vector<ElfObject> btfIds_;            // sorted by (section, address)
+    // Every worker asks for each function it sees: a hash lookup instead of a binary search
+    // with a string comparison per step. Open addressing over the runs of one name in
+    // functions_; a slot with count 0 is empty.
+    struct NameRun {
+        size_t hash = 0;
+        uint32_t first = 0;
+        uint32_t count = 0;
+    };
+    std::vector<NameRun> nameRuns_;
+    std::vector<ElfObject> objects_; // sorted by (section, address)
+    std::vector<ElfObject> labels_;  // STT_NOTYPE symbols, sorted by (name, address)
+    std::vector<ElfObject> btfIds_;  // sorted by (section, address)
 };
 
 } // namespace btforge::elf

@@ -20,6 +20,8 @@ public:
 
     // The id of `s`, adding it if new. Strings with an embedded NUL are cut at it.
     StrId intern(std::string_view s);
+    // Room for `strings` more strings without rehashing the index on the way.
+    void reserve(size_t strings);
     // The id of `s` if present here or in the base.
     std::optional<StrId> find(std::string_view s) const;
 
@@ -45,6 +47,7 @@ private:
     std::optional<StrId> findLocal(std::string_view s, uint32_t hash) const;
     void insertSlot(StrId local, uint32_t hash);
     void grow();
+    void rehash(size_t size);
 
     // Open addressing over local ids. A slot keeps the string's hash, which also chose it, so
     // probing compares bytes only on a hash match and growing never reads the strings.
