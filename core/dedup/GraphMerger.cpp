@@ -136,6 +136,7 @@ struct GraphMerger::State {
     uint64_t worldRound(TypeId id, unsigned round);
     bool matchFrom(const PreparedUnit& unit, TypeId root, TypeId target, uint32_t unitOrder);
     void appendUnmatched(const PreparedUnit& unit, uint32_t unitOrder);
+    void internNames(const TypeGraph& graph);
     void classifyUnmatched(const PreparedUnit& unit);
 
     // --- finish() ---
@@ -177,11 +178,13 @@ struct GraphMerger::State {
     std::vector<uint32_t> classOf;
     std::vector<std::pair<TypeId, TypeId>> pending;
     detail::ListScratch lists;
-    // The unit's names interned into the merged graph so far, by unit StrId (kNoName: not yet),
-    // and which those are: a unit's new types share many names, and interning one costs a hash
-    // and a cache miss or two.
+    // The names of a unit's new types interned into the merged graph, by unit StrId (kNoName:
+    // not one of them), and which those are: they share many names, and interning one costs a
+    // hash and a cache miss or two.
     std::vector<ir::StrId> internedName;
     std::vector<ir::StrId> internedNames;
+    std::vector<std::string_view> nameTexts; // of internedNames, for internAll
+    std::vector<ir::StrId> nameIds;
 };
 
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
@@ -387,15 +390,8 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
             unmatched[classes++] = id;
     }
     unmatched.resize(classes);
-    internedName.resize(std::max<size_t>(internedName.size(), graph.strings().endId()));
-    auto mapName = [&](ir::StrId name) {
-        ir::StrId& interned = internedName[name];
-        if (interned == ir::kNoName && name != ir::kNoName) {
-            interned = merged.intern(graph.str(name));
-            internedNames.push_back(name);
-        }
-        return interned;
-    };
+    internNames(graph);
+    auto mapName = [&](ir::StrId name) { return internedName[name]; };
     auto mapRef = [&](TypeId ref) { return map[ref]; };
     constexpr size_t kSlotAhead = 8; // index slots are cache misses: start them early
     for (size_t i = 0; i < unmatched.size(); ++i) {
@@ -410,6 +406,30 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
     for (ir::StrId name : internedNames)
         internedName[name] = ir::kNoName;
     internedNames.clear();
+}
+
+// internedName for every name of the `unmatched` types, interned in the order copying them meets
+// the names, all in one StringPool::internAll.
+void GraphMerger::State::internNames(const TypeGraph& graph) {
+    constexpr ir::StrId kPending = UINT32_MAX;
+    internedName.resize(std::max<size_t>(internedName.size(), graph.strings().endId()));
+    auto collect = [&](ir::StrId name) {
+        if (name != ir::kNoName && internedName[name] == ir::kNoName) {
+            internedName[name] = kPending;
+            internedNames.push_back(name);
+        }
+        return name;
+    };
+    auto keepRef = [](TypeId ref) { return ref; };
+    for (TypeId id : unmatched)
+        graph.visit(id, [&](const auto& t) { detail::rewriteType(t, collect, keepRef, lists); });
+    nameTexts.clear();
+    for (ir::StrId name : internedNames)
+        nameTexts.push_back(graph.str(name));
+    nameIds.resize(nameTexts.size());
+    merged.strings().internAll(nameTexts, nameIds);
+    for (size_t i = 0; i < internedNames.size(); ++i)
+        internedName[internedNames[i]] = nameIds[i];
 }
 
 // classOf[id] for each unmatched type: its class among them, numbered by smallest member.
@@ -649,7 +669,8 @@ size_t GraphMerger::State::memoryUsage() const {
     return merged.memoryUsage() + world.memoryUsage() + bytes(baseRep) + ownKey.memoryUsage() +
            index.memoryUsage() + bytes(roundMemo) + bytes(roundMemoDone) + bytes(map) +
            bytes(tentative) + bytes(unmatchable) + bytes(touched) + bytes(unmatched) +
-           bytes(classOf) + bytes(pending) + bytes(internedName) + bytes(internedNames);
+           bytes(classOf) + bytes(pending) + bytes(internedName) + bytes(internedNames) +
+           bytes(nameTexts) + bytes(nameIds);
 }
 
 // --- GraphMerger ---

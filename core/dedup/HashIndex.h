@@ -36,7 +36,7 @@ public:
     }
 
     void prefetch(uint64_t hash) const {
-        dedup::prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
+        btforge::prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
     }
 
     size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }

@@ -1,5 +1,8 @@
 #include "btforge/ir/StringPool.h"
 
+#include "btforge/support/Prefetch.h"
+
+#include <algorithm>
 #include <cstring>
 
 namespace btforge::ir {
@@ -125,9 +128,10 @@ void StringPool::rehash(size_t size) {
 
 StrId StringPool::intern(std::string_view s) {
     s = cutAtNul(s);
-    if (s.empty())
-        return kNoName;
-    const uint32_t hash = hashString(s);
+    return s.empty() ? kNoName : internHashed(s, hashString(s));
+}
+
+StrId StringPool::internHashed(std::string_view s, uint32_t hash) {
     if (auto id = findHashed(s, hash))
         return *id;
     auto local = static_cast<StrId>(bytes_.size());
@@ -135,6 +139,29 @@ StrId StringPool::intern(std::string_view s) {
     bytes_.push_back('\0');
     insertSlot(local, hash);
     return firstId_ + local;
+}
+
+void StringPool::internAll(std::span<const std::string_view> strings, std::span<StrId> ids) {
+    const size_t count = std::min(strings.size(), ids.size());
+    cut_.resize(count);
+    hashes_.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+        cut_[i] = cutAtNul(strings[i]);
+        hashes_[i] = hashString(cut_[i]);
+    }
+    // Two dependent misses per string: its slot, then the bytes the slot points at.
+    constexpr size_t kSlotAhead = 16, kBytesAhead = 8;
+    for (size_t i = 0; i < count; ++i) {
+        const size_t mask = slots_.size() - 1;
+        if (i + kSlotAhead < count)
+            prefetch(&slots_[hashes_[i + kSlotAhead] & mask]);
+        if (i + kBytesAhead < count) {
+            const Slot& ahead = slots_[hashes_[i + kBytesAhead] & mask];
+            if (ahead.local != 0)
+                prefetch(bytes_.data() + ahead.local - 1);
+        }
+        ids[i] = cut_[i].empty() ? kNoName : internHashed(cut_[i], hashes_[i]);
+    }
 }
 
 bool StringPool::isValid(StrId id) const {

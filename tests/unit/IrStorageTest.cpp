@@ -111,3 +111,22 @@ TEST_CASE("StringPool: interning cuts at NUL, finds through the base and survive
     CHECK(!pool.find("name_50000"));
     CHECK(!pool.find("name_"));
 }
+
+TEST_CASE("StringPool: reserving keeps what is interned and changes no id") {
+    StringPool reserved, grown;
+    for (int i = 0; i < 100; ++i)
+        CHECK(reserved.intern("early_" + std::to_string(i)) ==
+              grown.intern("early_" + std::to_string(i)));
+    reserved.reserve(20000);
+    bool same = true;
+    for (int i = 0; i < 20000; ++i) {
+        const std::string name = "late_" + std::to_string(i % 15000);
+        same = same && reserved.intern(name) == grown.intern(name);
+    }
+    for (int i = 0; i < 100; ++i)
+        same = same && reserved.find("early_" + std::to_string(i)) ==
+                           grown.find("early_" + std::to_string(i));
+    CHECK(same);
+    CHECK(std::equal(reserved.bytes().begin(), reserved.bytes().end(), grown.bytes().begin(),
+                     grown.bytes().end()));
+}

@@ -6,6 +6,7 @@
 
 #include "btforge/ir/ChunkedArena.h"
 #include "btforge/ir/TypeGraph.h"
+#include "btforge/support/Prefetch.h"
 
 #include <cstdint>
 #include <span>
@@ -20,13 +21,6 @@ struct LabelHash {
     uint64_t second = 0;
     friend bool operator==(const LabelHash&, const LabelHash&) = default;
 };
-
-// Starts loading `address` into the cache. The empty asm keeps the hint: GCC 12 drops a bare
-// __builtin_prefetch from some inlined helpers as if it were dead code.
-inline void prefetch(const void* address) {
-    __builtin_prefetch(address);
-    asm volatile("" : : "r"(address));
-}
 
 class RefGraph {
 public:

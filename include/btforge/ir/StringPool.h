@@ -20,6 +20,10 @@ public:
 
     // The id of `s`, adding it if new. Strings with an embedded NUL are cut at it.
     StrId intern(std::string_view s);
+    // ids[i] = intern(strings[i]), in order. Faster than one call per string in a big pool: the
+    // index slots and bytes of strings a few places ahead are loaded while earlier ones are
+    // looked up.
+    void internAll(std::span<const std::string_view> strings, std::span<StrId> ids);
     // Room for `strings` more strings without rehashing the index on the way.
     void reserve(size_t strings);
     // The id of `s` if present here or in the base.
@@ -45,6 +49,8 @@ private:
     // `s` holds no NUL and is not empty; `hash` is hashString(s). Here or in the base.
     std::optional<StrId> findHashed(std::string_view s, uint32_t hash) const;
     std::optional<StrId> findLocal(std::string_view s, uint32_t hash) const;
+    // `s` holds no NUL and is not empty; `hash` is hashString(s).
+    StrId internHashed(std::string_view s, uint32_t hash);
     void insertSlot(StrId local, uint32_t hash);
     void grow();
     void rehash(size_t size);
@@ -62,6 +68,9 @@ private:
     std::vector<char> bytes_;
     std::vector<Slot> slots_;
     size_t used_ = 0;
+    // internAll's scratch, kept so a pool interning batch after batch does not allocate.
+    std::vector<std::string_view> cut_;
+    std::vector<uint32_t> hashes_;
 };
 
 } // namespace btforge::ir
