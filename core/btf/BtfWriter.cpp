@@ -34,6 +34,7 @@ public:
         } else {
             strings_.push_back('\0'); // offset 0: the empty name
         }
+        offsetOfId_.assign(graph.strings().bytes().size(), kUnknownOffset);
     }
 
     Expected<std::vector<std::byte>> encode();
@@ -68,6 +69,8 @@ private:
     std::vector<char> strings_;
     uint64_t stringsStart_ = 0; // the offset strings_[0] gets
     std::unordered_map<std::string_view, uint32_t> offsets_;
+    static constexpr uint32_t kUnknownOffset = UINT32_MAX;
+    std::vector<uint32_t> offsetOfId_; // by StrId of graph_'s own strings, from its first
 };
 
 Expected<std::vector<std::byte>> Encoder::encode() {
@@ -236,20 +239,28 @@ void Encoder::putRecord(StrId name, Kind kind, uint32_t vlen, bool kindFlag, uin
 
 // Strings the base already has keep the base's offset, as libbpf does for split BTF.
 uint32_t Encoder::stringOffset(StrId name) {
+    // Most names recur (member names above all): by id first, by text on first sight.
+    const StrId own = name - graph_.strings().firstId(); // wraps for the base's: not cached
+    if (own < offsetOfId_.size() && offsetOfId_[own] != kUnknownOffset)
+        return offsetOfId_[own];
     const std::string_view s = graph_.str(name);
-    if (s.empty())
-        return 0;
-    if (const ir::TypeGraph* base = graph_.base()) {
-        if (std::optional<StrId> offset = base->strings().find(s))
-            return *offset;
+    uint32_t offset = 0;
+    if (s.empty()) {
+        offset = 0;
+    } else if (const ir::TypeGraph* base = graph_.base(); base && base->strings().find(s)) {
+        offset = *base->strings().find(s);
+    } else {
+        auto [it, added] =
+            offsets_.try_emplace(s, static_cast<uint32_t>(stringsStart_ + strings_.size()));
+        if (added) {
+            strings_.insert(strings_.end(), s.begin(), s.end());
+            strings_.push_back('\0');
+        }
+        offset = it->second;
     }
-    auto [it, added] =
-        offsets_.try_emplace(s, static_cast<uint32_t>(stringsStart_ + strings_.size()));
-    if (added) {
-        strings_.insert(strings_.end(), s.begin(), s.end());
-        strings_.push_back('\0');
-    }
-    return it->second;
+    if (own < offsetOfId_.size())
+        offsetOfId_[own] = offset;
+    return offset;
 }
 
 Error Encoder::error(TypeId id, std::string_view what) const {
@@ -266,7 +277,8 @@ Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph, const Writ
     return Encoder(graph, options).encode();
 }
 
-Expected<void> writeBtf(std::ostream& out, const ir::TypeGraph& graph, const WriteOptions& options) {
+Expected<void> writeBtf(std::ostream& out, const ir::TypeGraph& graph,
+                        const WriteOptions& options) {
     auto bytes = writeBtf(graph, options);
     if (!bytes)
         return std::move(bytes).error();

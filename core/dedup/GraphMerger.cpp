@@ -123,7 +123,7 @@ struct GraphMerger::State {
 
     std::vector<TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
                               std::span<const TypeId> preMapped);
-    Result finish();
+    Result finish(plugin::TaskRunner* tasks);
     size_t memoryUsage() const;
 
     // Merged and base types ("the world"): a base type stands for its smallest equivalent.
@@ -149,8 +149,10 @@ struct GraphMerger::State {
     };
     void findNameGroups(std::vector<TypeId>& named, std::vector<NameGroup>& groups) const;
     std::vector<uint64_t> nominalHashes(std::span<const TypeId> named,
-                                        std::vector<NameGroup>& groups) const;
-    uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved);
+                                        std::vector<NameGroup>& groups,
+                                        plugin::TaskRunner* tasks) const;
+    uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                       plugin::TaskRunner* tasks);
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
 
@@ -544,7 +546,8 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
 // definitions still hash apart has more than one class: close it and hash again, which may close
 // more.
 std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> named,
-                                                        std::vector<NameGroup>& groups) const {
+                                                        std::vector<NameGroup>& groups,
+                                                        plugin::TaskRunner* tasks) const {
     std::vector<TypeId> nominal; // the types of open names
     std::vector<uint64_t> nominalHash;
     std::vector<uint64_t> hashes;
@@ -557,8 +560,9 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> 
                 nominalHash.push_back(group.nominalHash);
             }
         }
-        hashes = detail::structuralHashes(world, kFinishRounds, nominal,
-                                          [&](size_t i, unsigned) { return nominalHash[i]; });
+        hashes = detail::structuralHashes(
+            world, kFinishRounds, nominal, [&](size_t i, unsigned) { return nominalHash[i]; },
+            tasks);
         closed = false;
         for (NameGroup& group : groups) {
             for (uint32_t i = group.first + 1; group.open && i < group.declarations; ++i) {
@@ -574,15 +578,15 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> 
 
 // The coarsest stable partition of the world in which each declaration joins its definitions
 // when they all end in one class (`resolved` says which did). Returns the number of blocks.
-uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
-                                       std::vector<uint8_t>& resolved) {
+uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                                       plugin::TaskRunner* tasks) {
     const TypeId end = merged.endId();
     std::vector<TypeId> named;
     std::vector<NameGroup> groups;
     findNameGroups(named, groups);
     detail::Aliases aliases;
     {
-        const std::vector<uint64_t> hashes = nominalHashes(named, groups);
+        const std::vector<uint64_t> hashes = nominalHashes(named, groups, tasks);
         for (const NameGroup& group : groups) {
             if (!group.open)
                 continue;
@@ -610,7 +614,7 @@ uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block,
     return blocks;
 }
 
-GraphMerger::Result GraphMerger::State::finish() {
+GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     // Give back what only merging needed before the partition allocates.
     release(index);
     release(roundMemo);
@@ -623,7 +627,7 @@ GraphMerger::Result GraphMerger::State::finish() {
     const TypeId end = merged.endId();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;
-    const uint32_t classes = partition(block, resolved);
+    const uint32_t classes = partition(block, resolved, tasks);
     release(world);
 
     // A class holding a base type is that type; the others become new types, ordered by the
@@ -728,9 +732,9 @@ std::vector<TypeId> GraphMerger::merge(const TypeGraph& unit, uint32_t unitOrder
     return merge(prepare(unit, placeholders), unitOrder, preMapped);
 }
 
-GraphMerger::Result GraphMerger::finish() && {
+GraphMerger::Result GraphMerger::finish(plugin::TaskRunner* tasks) && {
     std::unique_ptr<State> state = std::move(state_);
-    return state->finish();
+    return state->finish(tasks);
 }
 
 uint32_t GraphMerger::provisionalCount() const {

@@ -8,6 +8,7 @@
 #include "TypeLabel.h"
 
 #include "btforge/dedup/RefGraph.h"
+#include "btforge/plugin/Session.h"
 
 #include <cstdint>
 #include <span>
@@ -23,10 +24,12 @@ inline constexpr unsigned kMatchRounds = 16;
 // The hashes after `rounds` rounds, by node. References to fixedNodes[i] see fixedHash(i, round)
 // in place of its own hash: for placeholders standing for types hashed elsewhere, and for types
 // that must hash alike by name alone.
+// With `tasks`, each round's nodes are hashed in slices on its workers (the result is the
+// same): for the whole merged graph, whose rounds are memory-bound.
 template <typename FixedHash>
 std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds,
-                                       std::span<const uint32_t> fixedNodes,
-                                       FixedHash&& fixedHash) {
+                                       std::span<const uint32_t> fixedNodes, FixedHash&& fixedHash,
+                                       plugin::TaskRunner* tasks = nullptr) {
     std::vector<uint64_t> current(graph.size()); // as references see them
     std::vector<uint64_t> next(graph.size());
     auto fix = [&](std::vector<uint64_t>& hashes, unsigned round) {
@@ -36,14 +39,26 @@ std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds,
     for (uint32_t node = 0; node < graph.size(); ++node)
         current[node] = graph.label(node).first;
     fix(current, 0);
-    for (unsigned round = 1; round <= rounds; ++round) {
+    auto hashSlice = [&](uint32_t first, uint32_t last) {
         graph.forEachNode(
             [&](uint32_t node, const LabelHash& label, std::span<const uint32_t> refs) {
                 uint64_t h = label.first;
                 for (uint32_t ref : refs)
                     h = combine(h, current[ref]);
                 next[node] = h;
+            },
+            first, last);
+    };
+    constexpr uint32_t kSlice = 1u << 16;
+    const uint32_t slices = (graph.size() + kSlice - 1) / kSlice;
+    const bool parallel = tasks && tasks->concurrency() > 1 && slices > 1;
+    for (unsigned round = 1; round <= rounds; ++round) {
+        if (parallel)
+            tasks->parallelFor(slices, [&](size_t i) {
+                hashSlice(static_cast<uint32_t>(i) * kSlice, static_cast<uint32_t>(i + 1) * kSlice);
             });
+        else
+            hashSlice(0, graph.size());
         if (round < rounds)
             fix(next, round);
         current.swap(next);

@@ -526,7 +526,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     if (auto ran = pipeline.run(); !ran)
         return std::move(ran).error();
 
-    auto [graph, finalIds] = std::move(pipeline.merger()).finish();
+    auto [graph, finalIds] = std::move(pipeline.merger()).finish(&session.tasks);
     UnitObservations all;
     for (UnitObservations& unit : pipeline.observations()) {
         unit.remapTypes(finalIds, 0);

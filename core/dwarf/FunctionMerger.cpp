@@ -22,14 +22,15 @@ ir::TypeId unqualified(const ir::TypeGraph& graph, ir::TypeId id) {
 // How two definitions' prototypes differ, or empty when they agree.
 std::string prototypeDifference(const ir::TypeGraph& graph, const UnitObservations& obs,
                                 const FunctionObservation& a, const FunctionObservation& b) {
-    std::string where = " (DIE " + hex(a.die) + " vs DIE " + hex(b.die) + ")";
+    // Built only for a difference: most definitions agree.
+    auto where = [&] { return " (DIE " + hex(a.die) + " vs DIE " + hex(b.die) + ")"; };
     if (unqualified(graph, a.returnType) != unqualified(graph, b.returnType))
-        return "return type differs" + where;
+        return "return type differs" + where();
     if (a.paramCount != b.paramCount)
         return std::to_string(a.paramCount) + " vs " + std::to_string(b.paramCount) +
-               " parameters" + where;
+               " parameters" + where();
     if ((a.facts & kFunctionVarargs) != (b.facts & kFunctionVarargs))
-        return "varargs in one only" + where;
+        return "varargs in one only" + where();
     // Types are final ids, so equal ids mean structurally equal types. Parameter names may
     // differ between definitions without changing what a caller passes.
     auto pa = obs.paramsOf(a);
@@ -37,7 +38,7 @@ std::string prototypeDifference(const ir::TypeGraph& graph, const UnitObservatio
     for (size_t i = 0; i < pa.size(); ++i) {
         if (unqualified(graph, pa[i].type) != unqualified(graph, pb[i].type))
             return "type of parameter " + std::to_string(i) + " '" + std::string(pa[i].name) +
-                   "' differs" + where;
+                   "' differs" + where();
     }
     return {};
 }

@@ -18,6 +18,7 @@
 
 #include "btforge/dedup/RefGraph.h"
 #include "btforge/ir/TypeGraph.h"
+#include "btforge/plugin/Session.h"
 
 #include <cstdint>
 #include <memory>
@@ -85,8 +86,9 @@ public:
     };
     // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
     // struct, union or enum of its name, when there is exactly one), minimises the whole graph
-    // again and numbers types by the first unit type (unitOrder, id) each stands for.
-    Result finish() &&;
+    // again and numbers types by the first unit type (unitOrder, id) each stands for. Parts of it
+    // run on `tasks`' workers when given; the result is the same.
+    Result finish(plugin::TaskRunner* tasks = nullptr) &&;
 
     // Own types merged so far (before finish()).
     uint32_t provisionalCount() const;

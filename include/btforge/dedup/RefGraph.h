@@ -8,6 +8,7 @@
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Prefetch.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -41,10 +42,15 @@ public:
         const Node& n = nodes_[node];
         return {n.refs, n.refCount};
     }
-    // Calls f(node, label, refs) for each node in order, a chunk of nodes at a time.
-    template <typename F> void forEachNode(F&& f) const {
-        for (uint32_t node = 0; node < size();) {
-            for (const Node& n : nodes_.run(node))
+    // Calls f(node, label, refs) for each node in [first, last) in order, a chunk of nodes at a
+    // time; for every node without a range.
+    template <typename F>
+    void forEachNode(F&& f, uint32_t first = 0, uint32_t last = UINT32_MAX) const {
+        last = std::min(last, size());
+        for (uint32_t node = first; node < last;) {
+            std::span<const Node> run = nodes_.run(node);
+            run = run.first(std::min<size_t>(run.size(), last - node));
+            for (const Node& n : run)
                 f(node++, n.label, std::span<const uint32_t>(n.refs, n.refCount));
         }
     }
