@@ -9,8 +9,10 @@
 #include "btforge/ir/FunctionAppender.h"
 
 #include <algorithm>
+#include <deque>
 #include <dwarf.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -65,6 +67,7 @@ public:
             for (size_t i : complete) // appending keeps input order only when serial
                 processUnit(i, scratch);
         }
+        mergeQueued(true); // what a spuriously failed try_lock left
         session_.progress.end();
         for (auto& error : errors_) {
             if (error)
@@ -100,7 +103,7 @@ private:
             // attach to them, and keeping them until the end would only cost memory.
             mapped.observations.retainFunctions(
                 [&](const FunctionObservation& f) { return !elf_.functionsNamed(f.name).empty(); });
-            mergeUnit(index, mapped);
+            mergeUnit(index, std::move(mapped));
         }
         session_.progress.advance(1);
     }
@@ -130,7 +133,7 @@ private:
         MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()), arrays_);
         for (size_t i : partial)
             reader_.releaseUnit(i);
-        mergeUnit(partial.front(), mapped);
+        mergeUnit(partial.front(), std::move(mapped));
     }
 
     // A module's units often only declare a struct the base defines (`struct pid_namespace;`):
@@ -219,15 +222,66 @@ private:
         }
     }
 
-    void mergeUnit(size_t index, MappedUnit& mapped) {
+    // A unit ready to merge: prepared without the lock, merged under it.
+    struct PendingMerge {
+        size_t index;
+        MappedUnit mapped;
+        dedup::PreparedUnit prepared; // refers to mapped.graph: the record never moves
+    };
+
+    // Hashing the unit needs no lock; only the merge itself is serial. A worker that finds the
+    // merger busy leaves its unit queued and goes on reading: the one merging takes it next.
+    void mergeUnit(size_t index, MappedUnit&& unit) {
+        auto pending = std::make_unique<PendingMerge>(PendingMerge{index, std::move(unit), {}});
+        MappedUnit& mapped = pending->mapped;
         std::vector<TypeId> placeholders;
         for (const auto& external : mapped.externals)
             placeholders.push_back(external.first);
         resolveDeclarationsToBase(mapped, placeholders);
         referToBaseDeclarations(mapped, placeholders);
-        // Hashing the unit needs no lock; only the merge itself is serial.
-        auto prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
-        std::lock_guard lock(mutex_);
+        pending->prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
+        bool full = false;
+        {
+            std::lock_guard queueLock(queueMutex_);
+            queued_.push_back(std::move(pending));
+            // With more workers than one merger keeps up with, they wait instead of piling up
+            // mapped units.
+            full = queued_.size() > 2 * size_t{session_.tasks.concurrency()};
+        }
+        mergeQueued(full);
+    }
+
+    // Returns when the queue is empty or, unless `wait`, another worker is merging (and so will
+    // see what is queued: it looks again after letting go of the merger). try_lock may also
+    // fail spuriously: run() merges what is left at the end.
+    void mergeQueued(bool wait) {
+        for (;;) {
+            std::unique_lock lock(mutex_, std::defer_lock);
+            if (wait)
+                lock.lock();
+            else if (!lock.try_lock())
+                return;
+            while (std::unique_ptr<PendingMerge> next = dequeue())
+                commitMerge(*next);
+            lock.unlock();
+            std::lock_guard queueLock(queueMutex_);
+            if (queued_.empty())
+                return;
+        }
+    }
+    std::unique_ptr<PendingMerge> dequeue() {
+        std::lock_guard queueLock(queueMutex_);
+        if (queued_.empty())
+            return nullptr;
+        std::unique_ptr<PendingMerge> next = std::move(queued_.front());
+        queued_.pop_front();
+        return next;
+    }
+
+    // Under mutex_.
+    void commitMerge(PendingMerge& pending) {
+        const size_t index = pending.index;
+        MappedUnit& mapped = pending.mapped;
         for (const auto& [placeholder, target] : mapped.externals) {
             auto it = exported_.find(target);
             if (it != exported_.end()) {
@@ -243,8 +297,8 @@ private:
             appendedObservations_[index] = mapped.observations;
             appendedObservations_[index].remapTypes(append(mapped), 1);
         }
-        std::vector<TypeId> merged =
-            merger_.merge(std::move(prepared), static_cast<uint32_t>(index), mapped.preMapped);
+        std::vector<TypeId> merged = merger_.merge(std::move(pending.prepared),
+                                                   static_cast<uint32_t>(index), mapped.preMapped);
         for (const auto& [offset, local] : mapped.exportedTypes)
             exported_.emplace(offset, local == ir::kVoidType ? ir::kVoidType : merged[local - 1]);
         report_.typesBeforeDedup += mapped.graph.ownCount();
@@ -286,7 +340,9 @@ private:
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
     const ArrayShape arrays_;
-    std::mutex mutex_;
+    std::mutex mutex_; // the merger, and what merging adds to (report_, exported_, observations_)
+    std::mutex queueMutex_;
+    std::deque<std::unique_ptr<PendingMerge>> queued_;
     dedup::GraphMerger merger_;
     ir::TypeGraph appended_;
     std::vector<UnitObservations> appendedObservations_; // by unit, without dedup
