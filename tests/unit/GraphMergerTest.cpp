@@ -7,11 +7,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace btforge;
@@ -691,4 +693,61 @@ TEST_CASE("GraphMerger: a struct's BTF kind_flag does not keep it from its base 
     GraphMerger merger(base);
     CHECK(merger.merge(u.g, 0)[s - 1] == baseStruct);
     CHECK(std::move(merger).finish().graph.ownCount() == 0);
+}
+
+namespace {
+
+// Two threads, each taking every other index: enough to run parallel parts for real.
+class TwoThreads : public plugin::TaskRunner {
+public:
+    unsigned concurrency() const override { return 2; }
+    void parallelFor(size_t count, const std::function<void(size_t)>& body) override {
+        std::thread other([&] {
+            for (size_t i = 1; i < count; i += 2)
+                body(i);
+        });
+        for (size_t i = 0; i < count; i += 2)
+            body(i);
+        other.join();
+        ++calls;
+    }
+    int calls = 0;
+};
+
+} // namespace
+
+TEST_CASE("GraphMerger: finish() on workers gives what it gives alone") {
+    // Enough types that the whole-graph hashing runs in several slices; declarations to resolve
+    // so it matters.
+    constexpr int kNames = 16000;
+    auto build = [] {
+        std::vector<TypeGraph> units;
+        Unit defining;
+        const TypeId i = defining.integer("int");
+        for (int n = 0; n < kNames; ++n)
+            defining.ptr(defining.structure("s" + std::to_string(n), {i}));
+        units.push_back(std::move(defining.g));
+        Unit declaring;
+        for (int n = 0; n < kNames; ++n)
+            declaring.structure("t" + std::to_string(n),
+                                {declaring.ptr(declaring.fwd("s" + std::to_string(n)))});
+        units.push_back(std::move(declaring.g));
+        return units;
+    };
+    auto finishWith = [&](plugin::TaskRunner* tasks) {
+        const std::vector<TypeGraph> units = build();
+        GraphMerger merger;
+        for (uint32_t k = 0; k < units.size(); ++k)
+            merger.merge(units[k], k);
+        REQUIRE(merger.provisionalCount() > 65536);
+        return std::move(merger).finish(tasks);
+    };
+    TwoThreads threads;
+    const GraphMerger::Result alone = finishWith(nullptr);
+    const GraphMerger::Result onWorkers = finishWith(&threads);
+    CHECK(threads.calls > 0);
+    CHECK(alone.finalIdOfProvisional == onWorkers.finalIdOfProvisional);
+    CHECK(test::dump(alone.graph) == test::dump(onWorkers.graph));
+    // The declarations resolved: int, kNames structs and their pointers, kNames t structs.
+    CHECK(alone.graph.ownCount() == 1 + 3 * kNames);
 }

@@ -130,3 +130,24 @@ TEST_CASE("StringPool: reserving keeps what is interned and changes no id") {
     CHECK(std::equal(reserved.bytes().begin(), reserved.bytes().end(), grown.bytes().begin(),
                      grown.bytes().end()));
 }
+
+TEST_CASE("StringPool: internAll gives the ids one intern per string gives") {
+    auto base = std::make_shared<StringPool>();
+    base->intern("from_base");
+    StringPool batched(base), single(base);
+    std::vector<std::string> texts;
+    for (int i = 0; i < 30000; ++i) // repeats, the base's string, empties and a NUL inside
+        texts.push_back(i % 7 == 0    ? "from_base"
+                        : i % 11 == 0 ? ""
+                        : i % 13 == 0 ? std::string("cut\0here", 8)
+                                      : "s" + std::to_string(i % 9000));
+    std::vector<std::string_view> views(texts.begin(), texts.end());
+    std::vector<StrId> ids(views.size());
+    batched.internAll(views, ids);
+    bool same = true;
+    for (size_t i = 0; i < views.size(); ++i)
+        same = same && ids[i] == single.intern(views[i]);
+    CHECK(same);
+    CHECK(std::equal(batched.bytes().begin(), batched.bytes().end(), single.bytes().begin(),
+                     single.bytes().end()));
+}
