@@ -5,6 +5,10 @@
 #include "btforge/elf/ElfSections.h"
 #include "btforge/support/MappedFile.h"
 
+#include <libelf.h>
+
+#include <optional>
+
 namespace btforge::dwarf {
 namespace {
 
@@ -47,15 +51,25 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
     auto file = MappedFile::open(request.path);
     if (!file)
         return std::move(file).error();
-    auto symbols = elf::ElfSymbolTable::read(std::make_shared<MappedFile>(std::move(*file)));
-    if (!symbols)
-        return std::move(symbols).error();
-    auto reader = openReader(request.path);
-    if (!reader)
-        return std::move(reader).error();
+    auto mapped = std::make_shared<MappedFile>(std::move(*file));
+    // Both read the input's headers and tables, each through its own ELF handle: side by side,
+    // after libelf's one process-wide setting is made here, once.
+    elf_version(EV_CURRENT);
+    std::optional<Expected<std::shared_ptr<const elf::ElfSymbolTable>>> symbols;
+    std::optional<Expected<std::unique_ptr<UnitReader>>> reader;
+    session.tasks.parallelFor(2, [&](size_t i) {
+        if (i == 0)
+            symbols.emplace(elf::ElfSymbolTable::read(mapped));
+        else
+            reader.emplace(openReader(request.path));
+    });
+    if (!*symbols)
+        return std::move(*symbols).error();
+    if (!*reader)
+        return std::move(*reader).error();
 
     DwarfConversionReport report;
-    auto graph = convertDwarf(**reader, **symbols, request.base, session, *options, report);
+    auto graph = convertDwarf(***reader, ***symbols, request.base, session, *options, report);
     if (!graph)
         return graph;
     warnAbout(report, request.path, session.diagnostics);

@@ -1,5 +1,7 @@
 #include "btforge/ir/FunctionAppender.h"
 
+#include <charconv>
+
 namespace btforge::ir {
 
 FunctionAppender::FunctionAppender(TypeGraph& graph) : graph_(graph) {
@@ -24,9 +26,21 @@ TypeId FunctionAppender::addFunction(std::string_view name, TypeId proto, FuncLi
 }
 
 std::string FunctionAppender::key(TypeId returnType, std::span<const Param> params) const {
-    std::string k = std::to_string(returnType);
-    for (const Param& param : params)
-        k += ',' + std::to_string(param.type) + ':' + std::string(graph_.str(param.name));
+    // Built in place: one allocation per key, where temporaries made one per part.
+    std::string k;
+    k.reserve(16 + params.size() * 24);
+    auto number = [&](TypeId id) {
+        char digits[16];
+        auto end = std::to_chars(digits, digits + sizeof digits, id).ptr;
+        k.append(digits, end);
+    };
+    number(returnType);
+    for (const Param& param : params) {
+        k += ',';
+        number(param.type);
+        k += ':';
+        k += graph_.str(param.name);
+    }
     return k;
 }
 
