@@ -97,12 +97,11 @@ private:
             std::lock_guard lock(mutex_);
             ++report_.unitsExcluded;
         } else {
-            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index), arrays_);
-            reader_.releaseUnit(index);
             // Most definitions are of static inline functions with no symbol: nothing can
-            // attach to them, and keeping them until the end would only cost memory.
-            mapped.observations.retainFunctions(
-                [&](const FunctionObservation& f) { return !elf_.functionsNamed(f.name).empty(); });
+            // attach to them, so they are not observed at all.
+            MappedUnit mapped =
+                mapUnit(dies, static_cast<uint32_t>(index), arrays_, hasFunctionSymbol_);
+            reader_.releaseUnit(index);
             mergeUnit(index, std::move(mapped));
         }
         session_.progress.advance(1);
@@ -340,6 +339,9 @@ private:
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
     const ArrayShape arrays_;
+    const FunctionFilter hasFunctionSymbol_ = [this](std::string_view name) {
+        return !elf_.functionsNamed(name).empty();
+    };
     std::mutex mutex_; // the merger, and what merging adds to (report_, exported_, observations_)
     std::mutex queueMutex_;
     std::deque<std::unique_ptr<PendingMerge>> queued_;

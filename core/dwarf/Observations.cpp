@@ -32,32 +32,4 @@ void UnitObservations::append(UnitObservations&& other) {
     tags.insert(tags.end(), other.tags.begin(), other.tags.end());
 }
 
-void UnitObservations::retainFunctions(
-    const std::function<bool(const FunctionObservation&)>& keep) {
-    std::vector<FunctionObservation> keptFunctions;
-    std::vector<ParamObservation> keptParams;
-    std::vector<TagObservation> keptTags;
-    for (const FunctionObservation& f : functions) {
-        if (!keep(f))
-            continue;
-        FunctionObservation copy = f;
-        copy.paramFirst = static_cast<uint32_t>(keptParams.size());
-        copy.tagFirst = static_cast<uint32_t>(keptTags.size());
-        auto p = paramsOf(f);
-        auto t = tagsOf(f);
-        keptParams.insert(keptParams.end(), p.begin(), p.end());
-        keptTags.insert(keptTags.end(), t.begin(), t.end());
-        keptFunctions.push_back(copy);
-    }
-    // Variables' tags stay where they are: they follow the functions' in the new list.
-    for (VariableObservation& v : variables) {
-        auto t = tagsOf(v);
-        v.tagFirst = static_cast<uint32_t>(keptTags.size());
-        keptTags.insert(keptTags.end(), t.begin(), t.end());
-    }
-    functions = std::move(keptFunctions);
-    params = std::move(keptParams);
-    tags = std::move(keptTags);
-}
-
 } // namespace btforge::dwarf

@@ -113,8 +113,10 @@ private:
 
 class Mapper {
 public:
-    Mapper(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays)
-        : unit_(unit), unitOrder_(unitOrder), arrays_(arrays), index_(unit.dies) {}
+    Mapper(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays,
+           const FunctionFilter& observe)
+        : unit_(unit), unitOrder_(unitOrder), arrays_(arrays), observe_(observe),
+          index_(unit.dies) {}
 
     MappedUnit run() {
         const size_t n = unit_.dies.size();
@@ -567,7 +569,7 @@ private:
             return;
         FunctionDies f = functionChain(die);
         std::string_view name = f.name();
-        if (name.empty())
+        if (name.empty() || (observe_ && !observe_(name)))
             return;
 
         UnitObservations& obs = out_.observations;
@@ -717,6 +719,7 @@ private:
     const UnitDies& unit_;
     uint32_t unitOrder_;
     ArrayShape arrays_;
+    const FunctionFilter& observe_;
     DieIndex index_;
     MappedUnit out_;
     std::vector<TypeId> dieType_;
@@ -731,8 +734,9 @@ private:
 
 } // namespace
 
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays) {
-    return Mapper(unit, unitOrder, arrays).run();
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays,
+                   const FunctionFilter& observe) {
+    return Mapper(unit, unitOrder, arrays, observe).run();
 }
 
 void UnitDies::clear() {

@@ -8,7 +8,6 @@
 #include "btforge/support/TextArena.h"
 
 #include <cstdint>
-#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +15,7 @@ namespace btforge::dwarf {
 
 // Why a parameter makes its function's DWARF prototype untrustworthy as an attach point.
 enum ParamFact : uint8_t {
-    kParamOptimizedOut = 1u << 0,   // the concrete instance has no location for it, or dropped it
+    kParamOptimizedOut = 1u << 0, // the concrete instance has no location for it, or dropped it
     kParamUnexpectedRegister = 1u << 1, // at entry it is not where the calling convention puts it
 };
 
@@ -85,8 +84,6 @@ struct UnitObservations {
     // Rewrites every type id with map[id - firstId] (void stays void).
     void remapTypes(std::span<const ir::TypeId> map, ir::TypeId firstId);
     void append(UnitObservations&& other);
-    // Drops the functions `keep` says no to, with their parameters and tags.
-    void retainFunctions(const std::function<bool(const FunctionObservation&)>& keep);
 };
 
 } // namespace btforge::dwarf

@@ -9,6 +9,8 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <vector>
 
 namespace btforge::dwarf {
@@ -45,9 +47,12 @@ bool isTypeDie(uint16_t tag);
 // be spelt as its base spells them to be found there).
 enum class ArrayShape : uint8_t { Nested, Flattened };
 
+// Which function definitions to observe, by name; empty: all.
+using FunctionFilter = std::function<bool(std::string_view name)>;
+
 // `unitOrder` is the unit's position in the input; it orders everything made from it.
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder,
-                   ArrayShape arrays = ArrayShape::Nested);
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays = ArrayShape::Nested,
+                   const FunctionFilter& observe = {});
 
 // The DWARF register numbers x86-64 passes the first integer arguments in (rdi, rsi, rdx, rcx,
 // r8, r9), which a parameter's entry location is checked against.
