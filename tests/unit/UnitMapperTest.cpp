@@ -8,6 +8,9 @@
 
 #include <dwarf.h>
 
+#include <string>
+#include <vector>
+
 using namespace btforge;
 using namespace btforge::dwarf;
 
@@ -440,4 +443,42 @@ TEST_CASE("text arena views survive moves, copies and adoption") {
     CHECK(kept == "parameter_name");
     std::string big(100000, 'x');
     CHECK(merged.store(big) == big);
+}
+
+TEST_CASE("references resolve however the DIE offsets are spread") {
+    // A chain of typedefs, t0 -> int and tK -> tK-1, plus one reference to an offset between
+    // two DIEs (into another unit, for all the mapper knows), laid out three ways.
+    enum class Layout { Even, FarApart, Descending };
+    for (Layout layout : {Layout::Even, Layout::FarApart, Layout::Descending}) {
+        CAPTURE(static_cast<int>(layout));
+        UnitBuilder b;
+        sized(b.add(DW_TAG_base_type, "int"), 4).encoding = DW_ATE_signed;
+        constexpr int kChain = 300;
+        std::vector<std::string> names;
+        for (int k = 0; k < kChain; ++k)
+            names.push_back("t" + std::to_string(k));
+        for (int k = 0; k < kChain; ++k)
+            b.add(DW_TAG_typedef, names[k]);
+        b.add(DW_TAG_typedef, "dangling");
+        std::vector<Die>& dies = b.unit.dies;
+        for (size_t i = 0; i < dies.size(); ++i) {
+            if (layout == Layout::FarApart && i > dies.size() / 2)
+                dies[i].offset += DieOffset{1} << 40;
+            else if (layout == Layout::Descending)
+                dies[i].offset = 0x100000 - 0x10 * i;
+        }
+        for (int k = 0; k < kChain; ++k)
+            dies[2 + k].type = dies[1 + k].offset; // dies[1] is int
+        dies.back().type = dies[5].offset + 1;
+
+        MappedUnit m = mapUnit(b.unit, 0);
+        const ir::TypeGraph& g = m.graph;
+        bool chained = true;
+        for (int k = 1; k < kChain; ++k)
+            chained = chained && g.target(find(g, ir::Kind::Typedef, names[k])) ==
+                                     find(g, ir::Kind::Typedef, names[k - 1]);
+        CHECK(chained);
+        CHECK(g.target(find(g, ir::Kind::Typedef, "t0")) == find(g, ir::Kind::Int, "int"));
+        CHECK(m.externals.size() == 1);
+    }
 }
