@@ -21,6 +21,14 @@ namespace btforge::dedup::detail {
 // here, defined there) are often alike a dozen pointers deep.
 inline constexpr unsigned kMatchRounds = 16;
 
+// One node's hash in a round: its label mixed with its references' hashes of the round before.
+inline uint64_t roundHash(uint64_t label, std::span<const uint32_t> refs, const uint64_t* before) {
+    uint64_t h = label;
+    for (uint32_t ref : refs)
+        h = combine(h, before[ref]);
+    return h;
+}
+
 // The hashes after `rounds` rounds, by node. References to fixedNodes[i] see fixedHash(i, round)
 // in place of its own hash: for placeholders standing for types hashed elsewhere, and for types
 // that must hash alike by name alone.
@@ -40,12 +48,11 @@ std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds,
         current[node] = graph.label(node).first;
     fix(current, 0);
     auto hashSlice = [&](uint32_t first, uint32_t last) {
+        const uint64_t* in = current.data();
+        uint64_t* out = next.data();
         graph.forEachNode(
-            [&](uint32_t node, const LabelHash& label, std::span<const uint32_t> refs) {
-                uint64_t h = label.first;
-                for (uint32_t ref : refs)
-                    h = combine(h, current[ref]);
-                next[node] = h;
+            [in, out](uint32_t node, const LabelHash& label, std::span<const uint32_t> refs) {
+                out[node] = roundHash(label.first, refs, in);
             },
             first, last);
     };
