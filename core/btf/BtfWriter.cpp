@@ -244,12 +244,12 @@ uint32_t Encoder::stringOffset(StrId name) {
     if (own < offsetOfId_.size() && offsetOfId_[own] != kUnknownOffset)
         return offsetOfId_[own];
     const std::string_view s = graph_.str(name);
-    uint32_t offset = 0;
-    if (s.empty()) {
-        offset = 0;
-    } else if (const ir::TypeGraph* base = graph_.base(); base && base->strings().find(s)) {
-        offset = *base->strings().find(s);
-    } else {
+    const ir::TypeGraph* base = graph_.base();
+    const std::optional<StrId> inBase = base && !s.empty() ? base->strings().find(s) : std::nullopt;
+    uint32_t offset = 0; // the empty name
+    if (inBase) {
+        offset = *inBase;
+    } else if (!s.empty()) {
         auto [it, added] =
             offsets_.try_emplace(s, static_cast<uint32_t>(stringsStart_ + strings_.size()));
         if (added) {
