@@ -195,18 +195,23 @@ struct AttributeDecoder {
         return Cursor({attr.raw.valp, 10}).sleb();
     }
 
-    const char* string(const Attribute& attr) const {
+    // The string and how far its NUL may lie: the rest of .debug_str for DW_FORM_strp, whose
+    // last string may lack one in a broken file; no limit where the NUL was checked already
+    // (inline strings, by the walk) or by libdw (the other forms).
+    std::pair<const char*, size_t> string(const Attribute& attr) const {
+        constexpr size_t kChecked = std::string_view().max_size();
         switch (attr.form()) {
         case DW_FORM_string:
-            return reinterpret_cast<const char*>(attr.raw.valp);
+            return {reinterpret_cast<const char*>(attr.raw.valp), kChecked};
         case DW_FORM_strp: {
             uint64_t offset = fixed(attr, forms.layout.offsetSize);
-            return offset < forms.strings.size()
-                       ? reinterpret_cast<const char*>(forms.strings.data() + offset)
-                       : nullptr;
+            if (offset >= forms.strings.size())
+                return {nullptr, 0};
+            return {reinterpret_cast<const char*>(forms.strings.data() + offset),
+                    forms.strings.size() - offset};
         }
         default:
-            return dwarf_formstring(attr.lib());
+            return {dwarf_formstring(attr.lib()), kChecked};
         }
     }
 
@@ -338,8 +343,8 @@ struct AttributeDecoder {
         case DW_FORM_strx3:
         case DW_FORM_strx4:
         case DW_FORM_GNU_strp_alt:
-            if (const char* s = string(attr)) {
-                die.stringValue = s;
+            if (auto [s, limit] = string(attr); s) {
+                die.stringValue = {s, limit}; // measured with the names
                 die.flags |= kHasConstValue | kConstValueString;
             }
             return;
@@ -403,10 +408,11 @@ struct AttributeDecoder {
         switch (attr.name()) {
         case DW_AT_name:
             // Measured once the unit is read (measureNames): the string's first touch, a cache
-            // miss, is started here and overlaps with reading the next DIEs.
-            if (const char* s = string(attr)) {
+            // miss, is started here and overlaps with reading the next DIEs. Until then the
+            // view's size is how far the NUL may lie.
+            if (auto [s, limit] = string(attr); s) {
                 __builtin_prefetch(s);
-                die.name = {s, 0};
+                die.name = {s, limit};
             }
             break;
         case DW_AT_type:
@@ -496,12 +502,23 @@ struct AttributeDecoder {
     }
 };
 
-// Gives the names AttributeDecoder found their length.
-void measureNames(UnitDies& unit) {
+// Gives the strings AttributeDecoder found (names, string constants) their length. Returns the
+// key of a DIE with one that has no NUL before the end of its section.
+std::optional<DieOffset> measureNames(UnitDies& unit) {
+    auto measure = [](std::string_view& s) {
+        if (!s.data())
+            return true;
+        const size_t length = strnlen(s.data(), s.size());
+        if (length == s.size())
+            return false; // no NUL within the limit
+        s = s.substr(0, length);
+        return true;
+    };
     for (Die& die : unit.dies) {
-        if (die.name.data())
-            die.name = die.name.data();
+        if (!measure(die.name) || !measure(die.stringValue))
+            return die.offset;
     }
+    return std::nullopt;
 }
 
 // Reads a unit's DIEs in one pass over its bytes: the DIEs classify() keeps are decoded into the
@@ -1059,7 +1076,10 @@ Expected<void> LibdwUnitReader::decodeUnit(size_t index, UnitDies& out) {
         return Error::badInput(path_ + ": DIE " + hex(failure->offset) + sectionName(unit.bias) +
                                ": " + failure->what);
 
-    measureNames(out);
+    if (auto unterminated = measureNames(out))
+        return Error::badInput(path_ + ": DIE " + hex(*unterminated - unit.bias) +
+                               sectionName(unit.bias) +
+                               ": its name or string value runs past the end of .debug_str");
     if (locations.lowest)
         giveBackMapped(locations.lowest, locations.highest);
     out.language = 0;
