@@ -87,7 +87,7 @@ features)
                 hex=$(printf '%016x' "$value") # bash's printf reads it as C's strtoumax does
                 low=$((16#${hex: -8}))
                 awk -v e="$name" -v n="$value_name" '/^\[[0-9]+\] ENUM /{x = ($3 == e); next}
-                    /^\[/{x = 0} x && $1 == n {print $2}' "$work/$off.txt" | grep -qx "val=$low" ||
+                    /^\[/{x = 0} x && $1 == n {print $2}' "$work/$off.txt" | grep -x "val=$low" > /dev/null ||
                     fail "$name $value_name: not val=$low after enum64 off"
             done < "$work/enum64.values"
         fi
@@ -102,7 +102,7 @@ features)
         echo "without $off: $(grep -c '^\[' "$work/$off.txt") types (input $(grep -c '^\[' "$work/in.txt"))"
     done
     # Raw BTF has no symbol table to find variables in: said once, the BTF written as it is.
-    if ! head -c4 "$input" | grep -q "ELF"; then
+    if ! head -c4 "$input" | grep "ELF" > /dev/null; then
         "$BTFORGE" convert "$input" -f btf -o "$work/gv.btf" --features default,global_var 2> "$work/err"
         grep -q "global_var adds nothing: the input has no ELF symbol table" "$work/err" ||
             fail "no word about global_var"
@@ -112,7 +112,7 @@ features)
     ;;
 globalvar)
     elf=$input
-    if ! readelf -SW "$input" | grep -q ' \.BTF '; then
+    if ! readelf -SW "$input" | grep ' \.BTF ' > /dev/null; then
         "$BTFORGE" --quiet convert "$input" --elf -o "$work/input.elf"
         elf=$work/input.elf
     fi
@@ -201,7 +201,7 @@ select)
     kinds "$input" > "$work/in.kinds" && kinds "$work/drop.btf" > "$work/drop.kinds"
     [ "$(count FUNC "$work/drop.kinds")" = $(($(count FUNC "$work/in.kinds") - 1)) ] ||
         fail "--drop vfs_read did not remove exactly one FUNC"
-    ! "$BPFTOOL" btf dump file "$work/drop.btf" | grep -q "FUNC 'vfs_read'" || fail "vfs_read left"
+    ! "$BPFTOOL" btf dump file "$work/drop.btf" | grep "FUNC 'vfs_read'" > /dev/null || fail "vfs_read left"
     # Every struct, union, enum and typedef stays: other functions need them, or nothing needed them.
     for kind in STRUCT UNION ENUM TYPEDEF; do
         [ "$(count $kind "$work/drop.kinds")" = "$(count $kind "$work/in.kinds")" ] ||

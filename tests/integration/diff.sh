@@ -54,7 +54,7 @@ different)
     read -r equal onlyA onlyB different <<< "$(total_counts)"
     [ $((onlyA + onlyB + different)) -gt 0 ] || fail "exit 1 but the counts show no difference"
     [ "$(listed | grep -vc '^\.\.\. ')" = 25 ] || fail "--max 25 did not list 25 differences"
-    listed | grep -q '^\.\.\. [0-9]* more differences not listed' || fail "no note of the rest"
+    listed | grep '^\.\.\. [0-9]* more differences not listed' > /dev/null || fail "no note of the rest"
     run_diff 1 -f btf "$a" "$b" --json --max 0
     grep -q '"equal": false' "$work/out" || fail "JSON does not say the graphs differ"
     grep -q '"listed": 0,' "$work/out" || fail "JSON lists differences despite --max 0"

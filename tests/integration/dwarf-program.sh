@@ -59,7 +59,7 @@ awk -v id="[$proto]" '$1 == id {f = 1; next} /^\[/ {f = 0} f' "$work/dump.txt" |
 "$BPFTOOL" btf dump file "$work/object.btf" > "$work/object.txt"
 datasec=$(awk '/^\[[0-9]+\] DATASEC .\.data\.\.percpu./ {f = 1; next} /^\[/ {f = 0} f' "$work/object.txt")
 for var in percpu_counter percpu_local stats; do
-    echo "$datasec" | grep -q "(VAR '$var')" || fail "$name: $var is not in DATASEC .data..percpu"
+    echo "$datasec" | grep "(VAR '$var')" > /dev/null || fail "$name: $var is not in DATASEC .data..percpu"
 done
 echo "$datasec" | sed 's/.*offset=\([0-9]*\).*/\1/' | sort -c -n || fail "$name: DATASEC not sorted by offset"
 

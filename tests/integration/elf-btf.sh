@@ -73,7 +73,7 @@ check() {
     names_bytes "$out" > "$work/names.after"
     cmp -s "$work/names.before" <(head -c "$(stat -c %s "$work/names.before")" "$work/names.after") ||
         fail "$out: the section name table lost bytes"
-    readelf -SW "$out" | grep -q ' \.BTF  *PROGBITS' || fail "$out: no .BTF PROGBITS section"
+    readelf -SW "$out" | grep ' \.BTF  *PROGBITS' > /dev/null || fail "$out: no .BTF PROGBITS section"
     "$BTFORGE" --quiet convert "$in" "${@:3}" -o "$work/raw.btf"
     "$BPFTOOL" btf dump file "$work/raw.btf" > "$work/raw.txt"
     "$BPFTOOL" btf dump file "$out" > "$work/elf.txt" || fail "bpftool cannot read $out"
@@ -91,7 +91,7 @@ objects)
             skip "clang-19 cannot build for $target"
         "$BTFORGE" --quiet convert "$work/k-$target.o" --elf -o "$work/k-$target.out.o"
         check "$work/k-$target.o" "$work/k-$target.out.o"
-        file "$work/k-$target.out.o" | grep -q relocatable || fail "not ET_REL any more"
+        file "$work/k-$target.out.o" | grep relocatable > /dev/null || fail "not ET_REL any more"
     done
     gcc -g -O2 -no-pie -o "$work/exec" "$src/sample.c"
     gcc -g -O2 -pie -fPIE -o "$work/pie" "$src/sample.c"
@@ -102,18 +102,18 @@ objects)
         [ "$("$work/$program.out" 2>&1; echo "exit $?")" = "$expected" ] ||
             fail "$program.out does not run as $program does"
     done
-    readelf -h "$work/exec.out" | grep -q 'EXEC' && readelf -h "$work/pie.out" | grep -q 'DYN' ||
+    readelf -h "$work/exec.out" | grep 'EXEC' > /dev/null && readelf -h "$work/pie.out" | grep 'DYN' > /dev/null ||
         fail "ELF types changed"
     ;;
 replace)
     cp "$arg" "$work/obj.o"
-    readelf -SW "$work/obj.o" | grep -q ' \.BTF\.ext ' || fail "$arg has no .BTF.ext"
+    readelf -SW "$work/obj.o" | grep ' \.BTF\.ext ' > /dev/null || fail "$arg has no .BTF.ext"
     btf_index=$(readelf -SW "$work/obj.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.BTF .*/\1/p')
     "$BTFORGE" --quiet convert "$work/obj.o" --in-place --features encode_force
     check "$arg" "$work/obj.o" --features encode_force
     [ "$(readelf -SW "$work/obj.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.BTF .*/\1/p')" = "$btf_index" ] ||
         fail ".BTF moved to another index"
-    ! "$BPFTOOL" btf dump file "$work/obj.o" | grep -qE '^\[[0-9]+\] (DECL_TAG|TYPE_TAG|ENUM64|FLOAT)' ||
+    ! "$BPFTOOL" btf dump file "$work/obj.o" | grep -E '^\[[0-9]+\] (DECL_TAG|TYPE_TAG|ENUM64|FLOAT)' > /dev/null ||
         fail "the replaced .BTF still has kinds the features turned off"
     size=$(stat -c %s "$work/obj.o")
     "$BTFORGE" --quiet convert "$work/obj.o" --in-place --features encode_force

@@ -43,7 +43,7 @@ cut -d' ' -f1,2 "$work/skipped" | sort -u >"$work/skipped-at"
 comm -23 "$work/funcs" "$work/matched" >"$work/unexplained-funcs"
 [ ! -s "$work/unexplained-funcs" ] ||
     fail "FUNCs at addresses no DWARF subprogram of that name starts at: $(head -3 "$work/unexplained-funcs")"
-comm -12 "$work/funcs" "$work/skipped-at" | grep -q . && fail "an address is both a FUNC and skipped"
+comm -12 "$work/funcs" "$work/skipped-at" | grep . > /dev/null && fail "an address is both a FUNC and skipped"
 comm -23 "$work/matched" "$work/funcs" >"$work/missing"
 comm -23 "$work/missing" "$work/skipped-at" >"$work/unexplained"
 [ ! -s "$work/unexplained" ] ||

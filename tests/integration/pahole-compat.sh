@@ -27,7 +27,7 @@ mkdir "$work/bin"
 ln -s "$BTFORGE" "$work/bin/pahole"
 pahole() { PATH="$work/bin:$PATH" command pahole "$@"; }
 
-pahole --help | grep -q -- "--btf_encode_detached" || fail "pahole --help lacks the options"
+pahole --help | grep -- "--btf_encode_detached" > /dev/null || fail "pahole --help lacks the options"
 
 # --- --version, as scripts/pahole-version.sh reads it ---
 version=$(pahole --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
