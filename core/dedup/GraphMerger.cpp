@@ -165,6 +165,7 @@ struct GraphMerger::State {
     bool isHidden(TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
 
     std::shared_ptr<const TypeGraph> base;
+    Declarations declarations = Declarations::ByContext;
     TypeGraph merged; // over `base`
     TypeId firstOwn;
     std::vector<TypeId> baseRep;         // base id -> smallest equivalent base id
@@ -685,11 +686,11 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
         if (blocks.size() == 1)
             joining[proposedDefinition.at(declaration)].push_back(declaration);
     }
-    for (const auto& [definition, declarations] : joining) {
+    for (const auto& [definition, joiners] : joining) {
         const auto at = static_cast<uint32_t>(named.size());
         named.push_back(definition);
-        named.insert(named.end(), declarations.begin(), declarations.end());
-        const NameGroup& closed = groups[closedDeclarations.at(declarations.front())];
+        named.insert(named.end(), joiners.begin(), joiners.end());
+        const NameGroup& closed = groups[closedDeclarations.at(joiners.front())];
         groups.push_back({detail::combine(closed.nominalHash, definition), at, at + 1,
                           static_cast<uint32_t>(named.size()), true});
     }
@@ -706,7 +707,7 @@ uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector
     std::vector<NameGroup> groups;
     findNameGroups(named, groups);
     uint32_t blocks = refine(named, groups, block, resolved, tasks);
-    if (addContextualGroups(block, named, groups))
+    if (declarations == Declarations::ByContext && addContextualGroups(block, named, groups))
         blocks = refine(named, groups, block, resolved, tasks);
     return blocks;
 }
@@ -810,8 +811,10 @@ size_t GraphMerger::State::memoryUsage() const {
 
 // --- GraphMerger ---
 
-GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base)
-    : state_(std::make_unique<State>(std::move(base))) {}
+GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base, Declarations declarations)
+    : state_(std::make_unique<State>(std::move(base))) {
+    state_->declarations = declarations;
+}
 GraphMerger::GraphMerger(GraphMerger&&) noexcept = default;
 GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
 GraphMerger::~GraphMerger() = default;
