@@ -5,8 +5,8 @@
 # run here with the flags Debian's 6.1 build passes it.
 #  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF/FWD/INT/FLOAT, the per-CPU VARs and their DATASEC
 #    equal pahole's (pahole flattens multi-dimensional arrays: compared flattened);
-#  - the BTF is in the vmlinux's byte order; libbpf parses it; the kernel accepts it when the
-#    byte order is this machine's;
+#  - the BTF is in the vmlinux's byte order; libbpf parses it; the kernel accepts it when byte
+#    order and ELF class are this machine's;
 #  - the FUNC count is within 3 % of pahole's, and every name only one side has is explained:
 #    btforge's skip reason, or (names only btforge has) the function exists only as a compiler
 #    clone (foo.isra.0), which pahole < 1.25 cannot match to its DWARF;
@@ -27,8 +27,12 @@ case "$elf_data:$magic" in
 2:eb9f) little=0 ;;
 *) fail "$name: BTF magic bytes $magic do not match the ELF byte order (EI_DATA $elf_data)" ;;
 esac
+# The kernel here judges member sizes with its own pointer size: it can only check BTF of its
+# own byte order and ELF class.
 host_little=$([ "$(printf '\1\0' | od -An -tu2 | tr -d ' ')" = 1 ] && echo 1 || echo 0)
-if [ "$little" = "$host_little" ]; then
+elf_class=$(od -An -tu1 -j4 -N1 "$vmlinux" | tr -d ' ')
+host_class=$([ "$(getconf LONG_BIT)" = 64 ] && echo 2 || echo 1)
+if [ "$little" = "$host_little" ] && [ "$elf_class" = "$host_class" ]; then
     require_kernel_accepts "$work/ours.btf"
 fi
 
