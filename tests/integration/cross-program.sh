@@ -8,7 +8,8 @@
 #  - every test struct's layout equals what the compiler says: the program, run under
 #    qemu-user, prints it with offsetof/sizeof/bit scans (loongarch64 has no libc in Debian:
 #    there clang builds objects with no C library, and pahole is the only layout oracle);
-#  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF equal what Debian's pahole writes for the same file;
+#  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF/FWD/INT/FLOAT, the per-CPU VARs and their DATASEC
+#    equal what Debian's pahole writes for the same file, in the same byte order (the input's);
 #  - same_helper never gives two FUNCs; clashing_helper (two prototypes) none, with its reason
 #    in --report-skipped; at -O2 drops_parameter (a dropped parameter) none, with its reason;
 #    follows_convention, whose arguments arrive where the target's calling convention says, is
@@ -106,7 +107,8 @@ layouts() {
     done
 }
 
-# pahole_equal FILE: named types equal what Debian's pahole writes for FILE.
+# pahole_equal FILE OURS: named types, per-CPU VARs and byte order equal what Debian's pahole
+# writes for FILE.
 pahole_equal() {
     local file=$1 ours=$2 label rc
     label=$(basename "$file")
@@ -115,8 +117,14 @@ pahole_equal() {
         cat "$work/pahole.out" >&2
         return
     }
+    local magic theirs
+    magic=$(od -An -tx1 -N2 "$ours")
+    theirs=$(od -An -tx1 -N2 "$work/pahole.btf")
+    [ "$magic" = "$theirs" ] ||
+        problem "$label: BTF magic bytes$magic, pahole's$theirs: not written in the input's byte order"
     set +e
-    "$BTFORGE" --quiet diff -f btf --flatten-arrays --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF \
+    "$BTFORGE" --quiet diff -f btf --flatten-arrays \
+        --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
         "$work/pahole.btf" "$ours" > "$work/pahole.diff" 2>&1
     rc=$?
     set -e
