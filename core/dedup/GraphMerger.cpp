@@ -223,7 +223,7 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     const uint32_t count = unit.unit_->ownCount();
     if (!base && unitOrder < byteOrderUnit) {
         byteOrderUnit = unitOrder;
-        merged.setByteOrder(unit.unit_->byteOrder());
+        merged.setTargetAs(*unit.unit_);
     }
     map.assign(count + 1, kUnmapped);
     map[ir::kVoidType] = ir::kVoidType;
@@ -657,7 +657,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
 
     auto finalId = [&](TypeId id) { return finalOf[block[canonical(id)]]; };
     Result result{TypeGraph(base), {}};
-    result.graph.setByteOrder(merged.byteOrder());
+    result.graph.setTargetAs(merged);
     result.graph.reserve(fresh.size());
     auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };
     for (uint32_t cls : fresh)

@@ -7,7 +7,6 @@
 #include <doctest/doctest.h>
 
 #include <dwarf.h>
-
 #include <string>
 #include <vector>
 
@@ -98,7 +97,7 @@ TEST_CASE("base types, pointers, typedefs and qualifiers map to their BTF kinds"
     DieOffset atomic = b.offsetOf(b.lastIndex());
     b.add(DW_TAG_pointer_type).type = atomic;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     ir::TypeId i = find(g, ir::Kind::Int, "int");
     REQUIRE(i);
@@ -145,7 +144,7 @@ TEST_CASE("struct members: DWARF 5 bit offsets, DWARF 4 bitfields, unions, decla
     b.close();
     b.add(DW_TAG_union_type, "declared").flags |= kDeclaration;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     auto s = g.getAs<ir::StructType>(find(g, ir::Kind::Struct, "s"));
     REQUIRE(s.members.size() == 3); // the static member is not part of the layout
@@ -176,7 +175,7 @@ TEST_CASE("enums: signedness from the values, 64-bit ones as ENUM64") {
     big.flags |= kHasConstValue;
     b.close();
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     auto small = m.graph.getAs<ir::EnumType>(find(m.graph, ir::Kind::Enum, "small"));
     CHECK(small.isSigned);
     REQUIRE(small.values.size() == 1);
@@ -223,7 +222,7 @@ std::vector<ir::ArrayType> arraysOf(const ir::TypeGraph& g) {
 
 TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have no elements") {
     UnitBuilder b = arrayUnit();
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     std::vector<ir::ArrayType> arrays = arraysOf(g);
     REQUIRE(arrays.size() == 3);
@@ -236,7 +235,7 @@ TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have 
 
 TEST_CASE("flattened, a multi-dimensional array is one ARRAY of all its elements") {
     UnitBuilder b = arrayUnit();
-    MappedUnit m = mapUnit(b.unit, 0, ArrayShape::Flattened);
+    MappedUnit m = mapUnit(b.unit, 0, {.arrays = ArrayShape::Flattened});
     const ir::TypeGraph& g = m.graph;
     std::vector<ir::ArrayType> arrays = arraysOf(g);
     REQUIRE(arrays.size() == 2);
@@ -268,7 +267,7 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     b.close();
     b.close();
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     ir::TypeId typeTag = find(g, ir::Kind::TypeTag, "user");
     REQUIRE(typeTag);
@@ -311,7 +310,7 @@ TEST_CASE("function observations: concrete instances, dropped and reordered para
     b.add(DW_TAG_formal_parameter).abstractOrigin = paramA; // no location: optimized out
     b.close();
 
-    MappedUnit m = mapUnit(b.unit, 7);
+    MappedUnit m = mapUnit(b.unit, 7, {});
     const UnitObservations& obs = m.observations;
     REQUIRE(obs.functions.size() == 2);
     const FunctionObservation& f = obs.functions[1];
@@ -342,7 +341,7 @@ TEST_CASE("file-scope variables with a static address are observed, locals are n
     b.unit.locationOps.push_back({DW_OP_addr, 0x4000, 0});
     b.add(DW_TAG_variable, "declared_only").flags |= kDeclaration;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     REQUIRE(m.observations.variables.size() == 1);
     const VariableObservation& var = m.observations.variables[0];
     CHECK(var.name == "counter");
@@ -363,7 +362,7 @@ TEST_CASE("names that are not C identifiers are made identifiers; base type name
     const std::string tooLong(200, 'x');
     sized(b.add(DW_TAG_structure_type, tooLong), 0);
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     CHECK(find(g, ir::Kind::Int, "long unsigned int"));
     ir::TypeId closure = find(g, ir::Kind::Struct, "_closure_env_0_");
@@ -381,7 +380,7 @@ TEST_CASE("a DW_AT_signature stub stands for the type unit's type") {
     DieOffset stubOffset = stub.offset;
     b.add(DW_TAG_pointer_type).type = stubOffset;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     REQUIRE(m.externals.size() == 1);
     CHECK(m.externals[0].second == 0x1000);
     CHECK(m.graph.target(find(m.graph, ir::Kind::Ptr)) == m.externals[0].first);
@@ -400,7 +399,7 @@ TEST_CASE("appended units map as one: references between them need no placeholde
     ptr.type = s.offset;
     first.unit.append(second.unit);
 
-    MappedUnit m = mapUnit(first.unit, 0);
+    MappedUnit m = mapUnit(first.unit, 0, {});
     CHECK(m.externals.empty());
     ir::TypeId later = find(m.graph, ir::Kind::Struct, "later");
     REQUIRE(later);
@@ -471,7 +470,7 @@ TEST_CASE("references resolve however the DIE offsets are spread") {
             dies[2 + k].type = dies[1 + k].offset; // dies[1] is int
         dies.back().type = dies[5].offset + 1;
 
-        MappedUnit m = mapUnit(b.unit, 0);
+        MappedUnit m = mapUnit(b.unit, 0, {});
         const ir::TypeGraph& g = m.graph;
         bool chained = true;
         for (int k = 1; k < kChain; ++k)
