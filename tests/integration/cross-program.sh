@@ -46,6 +46,9 @@ else
     command -v "qemu-$qemu" > /dev/null || skip "qemu-$qemu is not installed (scripts/install-deps.sh)"
 fi
 command -v clang-19 > /dev/null || skip "clang-19 is not installed"
+if [ "$target" = riscv64 ] || [ "$target" = loongarch64 ]; then
+    command -v ld.lld-19 > /dev/null || skip "lld-19 is not installed (scripts/install-deps.sh)"
+fi
 command -v pahole > /dev/null || skip "pahole is not installed (scripts/install-deps.sh)"
 
 problems=()
