@@ -87,6 +87,9 @@ dump() {
     }
 }
 
+# block FILE NAME: struct NAME's lines in FILE.
+block() { awk -v name="$2" '$1 ~ /^(STRUCT|UNION)$/ { f = ($2 == name) } f' "$1"; }
+
 # layouts NAME: the compiler's numbers (the program under qemu) against the BTF dump.
 layouts() {
     local name=$1
@@ -101,7 +104,6 @@ layouts() {
     structs=$(awk '/^(STRUCT|UNION) / { print $2 }' "$work/expected.txt")
     [ -n "$structs" ] || fail "$name: the program printed no layouts"
     for struct in $structs; do
-        block() { awk -v name="$2" '$1 ~ /^(STRUCT|UNION)$/ { f = ($2 == name) } f' "$1"; }
         if ! diff <(block "$work/expected.txt" "$struct") <(block "$work/actual.txt" "$struct") \
             > "$work/layout.diff"; then
             problem "$name: $struct differs from the compiler's layout (< compiler, > BTF)"
