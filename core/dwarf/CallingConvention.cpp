@@ -98,7 +98,8 @@ int ArgumentRegisters::next(const ArgumentShape& argument) {
         return kNotInRegister;
     }
     slot_ = first + needed;
-    return cc_.argumentRegisters[first];
+    // A floating-point value that takes a slot still arrives in a floating-point register.
+    return argument.isFloat ? kNotInRegister : cc_.argumentRegisters[first];
 }
 
 } // namespace btforge::dwarf

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <dwarf.h>
+#include <elf.h>
 #include <string>
 #include <vector>
 
@@ -480,4 +481,62 @@ TEST_CASE("references resolve however the DIE offsets are spread") {
         CHECK(g.target(find(g, ir::Kind::Typedef, "t0")) == find(g, ir::Kind::Int, "int"));
         CHECK(m.externals.size() == 1);
     }
+}
+
+TEST_CASE("DWARF 2-4 bitfields count from the storage unit's first bit on big-endian targets") {
+    for (auto order : {ir::ByteOrder::Little, ir::ByteOrder::Big}) {
+        CAPTURE(static_cast<int>(order));
+        UnitBuilder b;
+        Die& u16 = sized(b.add(DW_TAG_base_type, "unsigned short"), 2);
+        u16.encoding = DW_ATE_unsigned;
+        sized(b.add(DW_TAG_structure_type, "s"), 2);
+        b.open();
+        Die& high = b.add(DW_TAG_member, "high"); // the storage unit's 3 most significant bits
+        high.type = u16.offset;
+        high.bitSize = 3;
+        high.bitOffset = 0;
+        high.flags |= kHasBitSize | kHasBitOffset | kHasDataMemberLocation;
+        b.close();
+        MappingRules rules;
+        rules.target.byteOrder = order;
+        MappedUnit m = mapUnit(b.unit, 0, rules);
+        auto s = m.graph.getAs<ir::StructType>(find(m.graph, ir::Kind::Struct, "s"));
+        REQUIRE(s.members.size() == 1);
+        // BTF counts bits in memory order: the MSB is bit 0 on big-endian, bit 15 on little.
+        CHECK(s.members[0].bitOffset == (order == ir::ByteOrder::Big ? 0u : 13u));
+        CHECK(m.graph.byteOrder() == order);
+    }
+}
+
+TEST_CASE("parameters are checked against the input's argument registers, or not at all") {
+    // int f(long a, long b), both in their entry registers r0, r1 (DWARF 0, 1) as arm64
+    // passes them; x86-64 would expect rdi, rsi (5, 4).
+    UnitBuilder b;
+    b.unit.producer = "GNU C11 12.2.0";
+    Die& l = sized(b.add(DW_TAG_base_type, "long"), 8);
+    l.encoding = DW_ATE_signed;
+    Die& f = b.add(DW_TAG_subprogram, "f");
+    f.type = l.offset;
+    f.flags |= kExternal | kHasLowPc;
+    b.open();
+    for (uint8_t reg : {0, 1}) {
+        Die& p = b.add(DW_TAG_formal_parameter, reg ? "b" : "a");
+        p.type = l.offset;
+        p.flags |= kHasLocation | kLocationKnown;
+        p.locationFirst = static_cast<uint32_t>(b.unit.locationOps.size());
+        p.locationCount = 1;
+        b.unit.locationOps.push_back({static_cast<uint8_t>(DW_OP_reg0 + reg), 0, 0});
+    }
+    b.close();
+    auto facts = [&](uint16_t machine) {
+        MappingRules rules;
+        rules.target.machine = machine;
+        rules.convention = callingConventionOf(rules.target);
+        MappedUnit m = mapUnit(b.unit, 0, rules);
+        REQUIRE(m.observations.functions.size() == 1);
+        return m.observations.functions[0].facts;
+    };
+    CHECK((facts(EM_AARCH64) & kFunctionUnexpectedRegister) == 0);
+    CHECK((facts(EM_X86_64) & kFunctionUnexpectedRegister) != 0);
+    CHECK((facts(EM_MIPS) & kFunctionUnexpectedRegister) == 0); // no convention known: unchecked
 }
