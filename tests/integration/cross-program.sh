@@ -135,7 +135,7 @@ pahole_equal() {
     rc=$?
     set -e
     if [ "$rc" != 0 ]; then
-        problem "$label: named types differ from pahole's (exit $rc; A pahole, B btforge)"
+        problem "$label: types differ from pahole's (exit $rc; A pahole, B btforge)"
         sed -n 's/^\([A-Z0-9]* \)/    \1/p' "$work/pahole.diff" | grep -v '^    total' >&2 || true
     fi
 }
