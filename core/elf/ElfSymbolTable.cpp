@@ -112,8 +112,13 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
             if (suffix.find(".cold") != std::string_view::npos ||
                 suffix.find(".part") != std::string_view::npos)
                 continue;
+            // On arm, bit 0 of a function symbol's value says the code is Thumb; the code
+            // itself, where DWARF's low_pc points, starts at the even address.
+            uint64_t address = sym.st_value;
+            if (table->target_.machine == EM_ARM)
+                address &= ~uint64_t{1};
             table->functions_.push_back(
-                {stripCompilerSuffix(name), name, sym.st_value, sym.st_size, sym.st_shndx, global});
+                {stripCompilerSuffix(name), name, address, sym.st_size, sym.st_shndx, global});
         } else if (type == STT_OBJECT) {
             table->objects_.push_back({name, sym.st_value, sym.st_size, sym.st_shndx, global});
         } else if (type == STT_NOTYPE) {

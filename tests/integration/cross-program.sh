@@ -147,6 +147,12 @@ readers() {
     "$BTFORGE" --quiet diff --from-a dwarf --from-b llvm-dwarf "$1" "$1" > "$work/readers.diff" 2>&1
     rc=$?
     set -e
+    # LLVM 19 does not apply riscv's R_RISCV_SET_ULEB128 (clang's DWARF 5 location lists in
+    # objects): the llvm-dwarf loader refuses such a file by name, a documented limit.
+    if [ "$rc" = 2 ] && grep -q 'R_RISCV_SET_ULEB128 .* not one LLVM' "$work/readers.diff"; then
+        echo "known limit: $(basename "$1"): $(cat "$work/readers.diff")"
+        return
+    fi
     if [ "$rc" != 0 ]; then
         problem "$(basename "$1"): the dwarf and llvm-dwarf loaders differ (exit $rc)"
         sed 's/^/    /' "$work/readers.diff" | head -n 40 >&2
@@ -235,17 +241,26 @@ for cc in $compilers; do
                 [ "$verdict" = 0 ] || [ "$verdict" = "$SKIP" ] || problem "$name: the kernel rejects the BTF"
             fi
 
+            # elfutils 0.188 cannot relocate loongarch objects: the libdw loader says so, and
+            # the llvm-dwarf loader reads them (a documented limit).
+            loader=()
             if ! "$BTFORGE" --quiet convert "$work/$name.o" -o "$work/$name.o.btf" 2> "$work/err"; then
-                problem "$name.o: btforge cannot convert it"
-                cat "$work/err" >&2
-                continue
+                if ! grep -q 'no support library found for machine' "$work/err" ||
+                    ! "$BTFORGE" --quiet convert -f llvm-dwarf "$work/$name.o" \
+                        -o "$work/$name.o.btf" 2> "$work/err"; then
+                    problem "$name.o: btforge cannot convert it"
+                    cat "$work/err" >&2
+                    continue
+                fi
+                echo "known limit: $name.o: libdw cannot relocate it; read with -f llvm-dwarf"
+                loader=(-f llvm-dwarf)
             fi
             "$BTF_ORACLE" parse "$work/$name.o.btf" > /dev/null ||
                 problem "$name.o: libbpf rejects the BTF"
             dump "$work/$name.o.btf" "$work/object.txt"
             percpu "$name"
             [ -z "$qemu" ] || pahole_equal "$work/$name.o" "$work/$name.o.btf"
-            readers "$work/$name.o"
+            [ ${#loader[@]} != 0 ] || readers "$work/$name.o"
         done
     done
 done
