@@ -1,7 +1,8 @@
 #include "PluginRegistry.h"
 
-#include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>

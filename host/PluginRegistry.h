@@ -4,6 +4,7 @@
 #include "btforge/plugin/Plugin.h"
 
 #include <boost/dll/shared_library.hpp>
+
 #include <string>
 #include <vector>
 

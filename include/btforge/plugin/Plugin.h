@@ -8,6 +8,9 @@
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 #include "btforge/support/Error.h"
+#include "btforge/support/MappedFile.h"
+
+#include <boost/config.hpp>
 
 #include <cstdint>
 #include <iosfwd>
@@ -15,23 +18,23 @@
 #include <span>
 #include <string>
 
-#include <boost/config.hpp>
-
 namespace btforge::plugin {
 
-inline constexpr uint32_t kAbiVersion = 2;
+inline constexpr uint32_t kAbiVersion = 3;
 inline constexpr const char* kDescriptorSymbol = "btforge_plugin_descriptor";
 
 enum class PluginKind : uint32_t { Loader = 1, Emitter = 2 };
 
-// The first bytes of an input, for loaders to recognise it without a -f option.
+// An input, for loaders to recognise it without a -f option: the bytes the load reads too (the
+// host opens every input once: a pipe cannot be read twice).
 struct InputProbe {
     std::string path;
-    std::span<const unsigned char> head; // up to 64 bytes
+    std::span<const std::byte> bytes;
 };
 
 struct LoadRequest {
-    std::string path;
+    std::string path;                 // for messages
+    std::shared_ptr<MappedFile> file; // the input, opened by the host: loaders never reopen path
     // Split inputs continue this graph (from -B/--base); null for a standalone input.
     std::shared_ptr<const ir::TypeGraph> base;
     std::string basePath;
@@ -69,18 +72,20 @@ struct PluginDescriptor {
 
 // Defines the exported descriptor of a loader plugin implemented by class LOADER_CLASS.
 #define BTFORGE_LOADER_PLUGIN(NAME, DESCRIPTION, LOADER_CLASS)                                     \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                      \
-        btforge_plugin_descriptor{                                                                 \
-            ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Loader, NAME,           \
-            DESCRIPTION, []() -> std::unique_ptr<::btforge::plugin::Loader> {                      \
+    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
+        btforge_plugin_descriptor {                                                                \
+        ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Loader, NAME, DESCRIPTION,  \
+            []() -> std::unique_ptr<::btforge::plugin::Loader> {                                   \
                 return std::make_unique<LOADER_CLASS>();                                           \
             },                                                                                     \
-            nullptr}
+            nullptr                                                                                \
+    }
 
 #define BTFORGE_EMITTER_PLUGIN(NAME, DESCRIPTION, EMITTER_CLASS)                                   \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                      \
-        btforge_plugin_descriptor{                                                                 \
-            ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Emitter, NAME,          \
-            DESCRIPTION, nullptr, []() -> std::unique_ptr<::btforge::plugin::Emitter> {            \
+    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
+        btforge_plugin_descriptor {                                                                \
+        ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Emitter, NAME, DESCRIPTION, \
+            nullptr, []() -> std::unique_ptr<::btforge::plugin::Emitter> {                         \
                 return std::make_unique<EMITTER_CLASS>();                                          \
-            }}
+            }                                                                                      \
+    }
