@@ -11,11 +11,34 @@ struct NamedFile {
     std::string path;
 };
 
+// Where a path leads: the file's device and inode, or for a file yet to be made (an output),
+// its directory's and its name.
+struct Identity {
+    dev_t device = 0;
+    ino_t inode = 0;
+    std::string name; // empty when the file exists
+    bool known = false;
+
+    bool operator==(const Identity& other) const {
+        return known && other.known && device == other.device && inode == other.inode &&
+               name == other.name;
+    }
+};
+
+Identity identify(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+        return {st.st_dev, st.st_ino, "", true};
+    auto slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || ::stat(dir.c_str(), &st) != 0)
+        return {};
+    return {st.st_dev, st.st_ino, name, true};
+}
+
 bool sameFile(const std::string& a, const std::string& b) {
-    struct stat sa {
-    }, sb{};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    return identify(a) == identify(b);
 }
 
 } // namespace
