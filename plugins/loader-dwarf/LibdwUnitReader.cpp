@@ -944,9 +944,10 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
     Dwarf_CU* next = nullptr;
     Dwarf_Half version = 0;
     uint8_t unitType = 0;
-    Dwarf_Die unitDie, subDie;
+    Dwarf_Die unitDie;
     int rc;
-    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
+    // No split unit is asked for: libdw would open the .dwo file a skeleton unit names, any path.
+    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, nullptr)) == 0) {
         uint8_t addressSize = 8;
         uint8_t offsetSize = 0;
         dwarf_cu_info(next, nullptr, nullptr, nullptr, nullptr, nullptr, &addressSize, &offsetSize);

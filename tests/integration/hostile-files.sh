@@ -11,7 +11,8 @@
 #   truncated   an input truncated while it is read is one error line, exit 1, nothing left
 #   alt-links   a .gnu_debugaltlink naming /etc/shadow, a FIFO, /proc/self/mem, a device, a file
 #               with another build-id is one error line; ../ resolves beside the input;
-#               --dwarf-alt names the file; a .gnu_debuglink naming a FIFO is never opened
+#               --dwarf-alt names the file; a .gnu_debuglink or a split unit's .dwo naming a
+#               FIFO is never opened
 #   jobs        -j outside 0..1024 is one usage error line
 #   long-name   an output whose name is 250 characters long
 #   in-place    a file its user may not write is refused; mode and owner are kept
@@ -235,7 +236,19 @@ alt-links)
     mkfifo "$work/a4.dbg"
     run 1 "$BTFORGE" -q convert -f dwarf "$work/stripped" -o "$work/x"
     [ ! -e "$work/x" ] || fail "a refused alt file left an output"
-    echo "alt-links: 9 hostile .gnu_debugaltlink names refused, ../ beside the input, --dwarf-alt"
+    # Nor is the .dwo file a split-DWARF skeleton unit names (here a FIFO): never opened.
+    mkdir "$work/split"
+    (cd "$work/split" && gcc -g -gdwarf-5 -gsplit-dwarf -O0 -w -o prog "${c_sources[@]}")
+    for dwo in "$work"/split/*.dwo; do
+        rm "$dwo"
+        mkfifo "$dwo"
+    done
+    for loader in dwarf llvm-dwarf; do
+        [ "$loader" = dwarf ] || "$BTFORGE" plugins | grep -q '^llvm-dwarf ' || continue
+        run 0 "$BTFORGE" -q convert -f "$loader" "$work/split/prog" -o "$work/split.btf"
+    done
+    echo "alt-links: 9 hostile .gnu_debugaltlink names refused, ../ beside the input, --dwarf-alt;" \
+        ".gnu_debuglink and .dwo files never opened"
     ;;
 jobs)
     for j in -1 100000 1025 x "" 2x; do
