@@ -173,8 +173,10 @@ Expected<void> writeIntoElf(const MappedFile& input, const std::string& btf, Out
                              : std::nullopt);
 }
 
-Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& request,
-                       plugin::Session& session) {
+} // namespace
+
+Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
+                             plugin::Session& session) {
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
     if (!emitterPlugin)
         return std::move(emitterPlugin).error();
@@ -238,8 +240,6 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
     return outputs.report->commit();
 }
 
-} // namespace
-
 Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
                                                 const plugin::Session& session) {
     auto file = MappedFile::open(path, session.options.streamLimit);
@@ -273,11 +273,6 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         load.basePath = *basePath;
     }
     return (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
-}
-
-Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
-                             plugin::Session& session) {
-    return convert(registry, request, session);
 }
 
 } // namespace btforge::host
