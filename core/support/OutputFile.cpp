@@ -31,8 +31,10 @@ public:
     int fd() const { return fd_; }
     bool close() {
         bool ok = drain();
-        if (fd_ >= 0 && ::close(fd_) != 0)
-            ok = false, failed_ = true;
+        if (fd_ >= 0 && ::close(fd_) != 0) {
+            ok = false;
+            failed_ = true;
+        }
         fd_ = -1;
         return ok;
     }
@@ -67,13 +69,26 @@ private:
     std::array<char, 1 << 16> buffer_;
 };
 
+// `path` with its directory resolved when that lies in /proc (/dev/fd/1 is /proc/PID/fd/1).
+std::string inProc(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0)
+        return {};
+    char* dir = ::realpath(path.substr(0, slash).c_str(), nullptr);
+    std::string resolved = dir ? dir : "";
+    std::free(dir);
+    return resolved.starts_with("/proc/") ? resolved + path.substr(slash) : "";
+}
+
 // Follows symbolic links to the path finally named, which need not exist (a new file, or the
-// target of a dangling link). A link into /proc (/dev/stdout) is not followed: it is no path to
-// write beside.
+// target of a dangling link). A link into /proc (/dev/stdout, /dev/fd/N) is not followed: it is
+// no path to write beside.
 Expected<std::string> followLinks(std::string path) {
     for (int hops = 0; hops < 40; ++hops) {
         if (path.starts_with("/proc/"))
             return path;
+        if (std::string proc = inProc(path); !proc.empty())
+            return proc;
         struct stat st {};
         if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
             return path;
@@ -91,9 +106,11 @@ Expected<std::string> followLinks(std::string path) {
     return systemError(path, "cannot follow the links");
 }
 
-// N for /proc/self/fd/N, else -1.
+// N for /proc/self/fd/N or /proc/PID/fd/N of this process, else -1.
 int ownDescriptor(const std::string& path) {
-    constexpr std::string_view prefix = "/proc/self/fd/";
+    std::string prefix = "/proc/self/fd/";
+    if (!path.starts_with(prefix))
+        prefix = "/proc/" + std::to_string(::getpid()) + "/fd/";
     if (!path.starts_with(prefix) || path.size() == prefix.size() ||
         path.size() > prefix.size() + 6)
         return -1;

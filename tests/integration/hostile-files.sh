@@ -78,8 +78,10 @@ outputs)
     [ -p "$work/fifo" ] || fail "the FIFO was replaced"
     cmp -s "$work/from-fifo" "$work/ref.btf" || fail "the FIFO did not receive the output"
     # /dev/stdout is this process's standard output: a pipe, or a file appended to.
-    "$BTFORGE" -q convert "$program" -o /dev/stdout | cat > "$work/from-stdout"
-    cmp -s "$work/from-stdout" "$work/ref.btf" || fail "-o /dev/stdout into a pipe differs"
+    for stdout in /dev/stdout /dev/fd/1; do
+        "$BTFORGE" -q convert "$program" -o "$stdout" | cat > "$work/from-stdout"
+        cmp -s "$work/from-stdout" "$work/ref.btf" || fail "-o $stdout into a pipe differs"
+    done
     echo "earlier line" > "$work/log"
     "$BTFORGE" -q convert "$program" -o /dev/stdout >> "$work/log"
     [ "$(head -n 1 "$work/log")" = "earlier line" ] || fail "-o /dev/stdout >> LOG lost LOG"
