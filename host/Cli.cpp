@@ -350,13 +350,12 @@ Expected<Command> parse(int argc, const char* const* argv) {
     if (name == "convert" || name == "dump") {
         if (vm.count("help")) {
             command.action = InfoCommand{
-                name == "dump"
-                    ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                    : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
-                               "[-t EMITTER] [-B BASE]\n"
-                               "                       [--features F,...] "
-                               "[--keep NAME... | --drop NAME...]",
-                               convertOptions())};
+                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                               : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
+                                          "[-t EMITTER] [-B BASE]\n"
+                                          "                       [--features F,...] "
+                                          "[--keep NAME... | --drop NAME...]",
+                                          convertOptions())};
             return command;
         }
         auto conversion = parseConversion(name, args);

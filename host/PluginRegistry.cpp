@@ -1,8 +1,7 @@
 #include "PluginRegistry.h"
 
-#include <boost/dll/runtime_symbol_info.hpp>
-
 #include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <set>

@@ -4,7 +4,6 @@
 #include "btforge/plugin/Plugin.h"
 
 #include <boost/dll/shared_library.hpp>
-
 #include <string>
 #include <vector>
 

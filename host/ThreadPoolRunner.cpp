@@ -1,8 +1,7 @@
 #include "ThreadPoolRunner.h"
 
-#include <boost/asio/post.hpp>
-
 #include <atomic>
+#include <boost/asio/post.hpp>
 #include <latch>
 
 namespace btforge::host {
@@ -10,9 +9,7 @@ namespace btforge::host {
 ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
     : threads_(threads ? threads : 1), pool_(threads_) {}
 
-ThreadPoolRunner::~ThreadPoolRunner() {
-    pool_.join();
-}
+ThreadPoolRunner::~ThreadPoolRunner() { pool_.join(); }
 
 void ThreadPoolRunner::parallelFor(size_t count, const std::function<void(size_t)>& body) {
     if (count == 0)

@@ -7,33 +7,19 @@ namespace btforge {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<size_t>(Feature::Count)> kNames = {
-    "encode_force",
-    "var",
-    "float",
-    "decl_tag",
-    "type_tag",
-    "enum64",
-    "optimized_func",
-    "consistent_func",
-    "decl_tag_kfuncs",
-    "global_var",
-    "true_signature",
-    "distilled_base",
-    "attributes",
-    "layout",
-    "reproducible_build"};
+    "encode_force",    "var",           "float",      "decl_tag",       "type_tag",
+    "enum64",          "optimized_func", "consistent_func", "decl_tag_kfuncs", "global_var",
+    "true_signature",  "distilled_base", "attributes", "layout",         "reproducible_build"};
 
 } // namespace
 
-std::string_view FeatureSet::name(Feature f) {
-    return kNames[static_cast<size_t>(f)];
-}
+std::string_view FeatureSet::name(Feature f) { return kNames[static_cast<size_t>(f)]; }
 
 FeatureSet FeatureSet::defaults() {
     FeatureSet set;
-    for (Feature f :
-         {Feature::EncodeForce, Feature::Var, Feature::Float, Feature::DeclTag, Feature::TypeTag,
-          Feature::Enum64, Feature::OptimizedFunc, Feature::ConsistentFunc, Feature::DeclTagKfuncs})
+    for (Feature f : {Feature::EncodeForce, Feature::Var, Feature::Float, Feature::DeclTag,
+                      Feature::TypeTag, Feature::Enum64, Feature::OptimizedFunc,
+                      Feature::ConsistentFunc, Feature::DeclTagKfuncs})
         set.set(f);
     return set;
 }
@@ -63,12 +49,14 @@ Expected<FeatureSet> FeatureSet::parse(std::span<const std::string> names) {
                 }
             }
             if (!known)
-                return Error::usage("unknown feature '" + word + "' (known: default, all, " + [] {
-                    std::string all;
-                    for (auto n : kNames)
-                        all += (all.empty() ? "" : ", ") + std::string(n);
-                    return all;
-                }() + ")");
+                return Error::usage("unknown feature '" + word + "' (known: default, all, " +
+                                    [] {
+                                        std::string all;
+                                        for (auto n : kNames)
+                                            all += (all.empty() ? "" : ", ") + std::string(n);
+                                        return all;
+                                    }() +
+                                    ")");
         }
     }
     return set;
