@@ -1,6 +1,8 @@
 // What the host lends a plugin for one run: a task runner, progress, warnings and options.
 #pragma once
 
+#include "btforge/support/MappedFile.h"
+
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -53,7 +55,7 @@ struct Options {
     // DWARF languages whose units are skipped (--lang-exclude), comma-separated.
     std::string languageExclude = "rust";
     // --stream-limit: the most bytes an input that is no regular file (a pipe) may hold.
-    uint64_t streamLimit = uint64_t(4) << 30;
+    uint64_t streamLimit = kDefaultStreamLimit;
     // --dwarf-alt: the file a .gnu_debugaltlink names, given explicitly (docs/security.md).
     std::string dwarfAlt;
     // --no-dedup: leave duplicate types in (to compare deduplicators).
