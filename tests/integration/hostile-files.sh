@@ -99,7 +99,7 @@ outputs)
         [ -c "$work/null" ] || fail "the device output was replaced"
         devices="a device,"
     else
-        devices="(not root: no device made),"
+        devices="(no device could be made here),"
     fi
     no_temporary_left
     echo "outputs: links followed, a FIFO, /dev/stdout, $devices written as they are"
