@@ -32,8 +32,11 @@ po::options_description globalOptions() {
     d.add_options()("help,h", "show help")("version,V", "show the version")(
         "plugin-dir", po::value<std::vector<std::string>>()->composing(),
         "also look for plugins in DIR (repeatable; searched first)")(
-        "jobs,j", po::value<unsigned>(),
-        "worker threads (default: one per CPU)")("quiet,q", "no progress or warnings on stderr");
+        "jobs,j", po::value<std::string>(),
+        "worker threads, 1 to 1024 (default, or 0: one per CPU)")(
+        "stream-limit", po::value<std::string>(),
+        "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
+        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr");
     return d;
 }
 
@@ -57,6 +60,8 @@ po::options_description convertOptions() {
         "FUNC addresses are relative to this symbol when the input has it ('' = absolute)")(
         "elf", "write OUT as a copy of the ELF INPUT with the BTF as its .BTF section")(
         "in-place", "replace INPUT's .BTF section (or add one), atomically; no -o")(
+        "dwarf-alt", po::value<std::string>(),
+        "the file INPUT's .gnu_debugaltlink names (dwz -m), instead of looking for it")(
         "keep", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "keep only the types these names need (after INPUT; comma-separated lists too)")(
         "drop", po::value<std::vector<std::string>>()->multitoken()->composing(),
@@ -153,7 +158,8 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         return command;
     }
     request.intoElf = vm.count("elf") || vm.count("in-place");
-    if (vm.count("in-place")) {
+    request.inPlace = vm.count("in-place") > 0;
+    if (request.inPlace) {
         if (vm.count("output"))
             return Error::usage("convert: --in-place writes INPUT itself; drop -o");
         request.output = request.source.input;
@@ -179,7 +185,9 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         command.options.features = splitList(*features);
     command.options.languageExclude = vm["lang-exclude"].as<std::string>();
     if (auto report = optional<std::string>(vm, "report-skipped"))
-        command.options.reportSkippedPath = *report;
+        request.reportSkipped = *report;
+    if (auto alt = optional<std::string>(vm, "dwarf-alt"))
+        command.options.dwarfAlt = *alt;
     command.options.dedup = vm.count("no-dedup") == 0;
     if (auto mode = optional<std::string>(vm, "func-addr")) {
         auto parsed = parseFuncAddrMode(*mode);
@@ -254,6 +262,27 @@ Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
     return command;
 }
 
+// A decimal count up to `max` (at most 2^48); with `sizes`, a K, M or G suffix (powers of 1024).
+Expected<uint64_t> parseCount(std::string text, const char* option, uint64_t max, bool sizes) {
+    const std::string given = text;
+    unsigned shift = 0;
+    if (sizes && !text.empty()) {
+        shift = text.back() == 'K' ? 10 : text.back() == 'M' ? 20 : text.back() == 'G' ? 30 : 0;
+        if (shift)
+            text.pop_back();
+    }
+    uint64_t value = 0;
+    bool valid = !text.empty();
+    for (char c : text) {
+        valid = valid && std::isdigit(static_cast<unsigned char>(c)) && value <= max;
+        value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (!valid || value > (max >> shift))
+        return Error::usage(std::string(option) + ": '" + given + "' is not a number from 0 to " +
+                            std::to_string(max));
+    return value << shift;
+}
+
 Expected<Command> parse(int argc, const char* const* argv) {
     po::options_description global = globalOptions();
     po::options_description hidden;
@@ -276,8 +305,19 @@ Expected<Command> parse(int argc, const char* const* argv) {
     Command command;
     if (vm.count("plugin-dir"))
         command.global.pluginDirs = vm["plugin-dir"].as<std::vector<std::string>>();
-    if (vm.count("jobs"))
-        command.global.jobs = vm["jobs"].as<unsigned>();
+    if (vm.count("jobs")) {
+        auto jobs = parseCount(vm["jobs"].as<std::string>(), "-j", kMaxJobs, false);
+        if (!jobs)
+            return std::move(jobs).error();
+        command.global.jobs = static_cast<unsigned>(*jobs);
+    }
+    if (vm.count("stream-limit")) {
+        auto limit = parseCount(vm["stream-limit"].as<std::string>(), "--stream-limit",
+                                uint64_t(1) << 48, true);
+        if (!limit)
+            return std::move(limit).error();
+        command.global.streamLimit = *limit;
+    }
     command.global.quiet = vm.count("quiet") > 0;
 
     if (!vm.count("command")) {

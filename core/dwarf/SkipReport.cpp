@@ -1,6 +1,5 @@
 #include "btforge/dwarf/SkipReport.h"
 
-#include "btforge/support/AtomicFile.h"
 #include "btforge/support/Hex.h"
 
 #include <map>
@@ -41,11 +40,7 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
                             "; no function is skipped for an unexpected register");
 }
 
-Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::string& path) {
-    auto file = AtomicFile::create(path);
-    if (!file)
-        return std::move(file).error();
-    std::ostream& out = file->stream();
+void writeSkipReport(const DwarfConversionReport& report, std::ostream& out) {
     std::map<std::string, size_t> counts;
     out << "{\"skipped\":[";
     for (size_t i = 0; i < report.skippedFunctions.size(); ++i) {
@@ -74,7 +69,6 @@ Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::s
         first = false;
     }
     out << "}}\n";
-    return file->commit();
 }
 
 } // namespace btforge::dwarf

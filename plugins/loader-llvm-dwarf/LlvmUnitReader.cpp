@@ -521,8 +521,8 @@ std::string relocationProblem(const llvm::object::ObjectFile& object) {
 
 } // namespace
 
-Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(const std::string& path) {
-    std::unique_ptr<LlvmUnitReader> reader(new LlvmUnitReader(path));
+Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(std::shared_ptr<MappedFile> file) {
+    std::unique_ptr<LlvmUnitReader> reader(new LlvmUnitReader(std::move(file)));
     if (auto opened = reader->openObject(); !opened)
         return std::move(opened).error();
     reader->layOutSections();
@@ -532,12 +532,10 @@ Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(const std::string
 }
 
 Expected<void> LlvmUnitReader::openObject() {
-    auto buffer = llvm::MemoryBuffer::getFile(path_, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer)
-        return Error::io(path_ + ": cannot open: " + buffer.getError().message());
-    buffer_ = std::move(*buffer);
-    auto object = llvm::object::ObjectFile::createObjectFile(buffer_->getMemBufferRef());
+    auto bytes = file_->bytes();
+    llvm::MemoryBufferRef buffer(
+        llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path_);
+    auto object = llvm::object::ObjectFile::createObjectFile(buffer);
     if (!object)
         return Error::badInput(path_ + ": " + oneLine(llvm::toString(object.takeError())));
     object_ = std::move(*object);
@@ -632,10 +630,11 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
     size_t infoSize = 0;
     context_->getDWARFObj().forEachInfoSections(
         [&](const llvm::DWARFSection& section) { infoSize += section.Data.size(); });
-    if (!units_.empty() && buffer_->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap) {
+    if (!units_.empty()) { // the host's file is always a mapping
         llvm::StringRef info = units_.front().unit->getInfoSection().Data;
-        llvm::StringRef file = buffer_->getBuffer();
-        if (info.begin() >= file.begin() && info.end() <= file.end())
+        auto file = file_->bytes();
+        const auto* begin = reinterpret_cast<const std::byte*>(info.data());
+        if (begin >= file.data() && begin + info.size() <= file.data() + file.size())
             info_ = std::as_bytes(std::span(info.data(), info.size()));
     }
     // Reading every unit header faulted in (with the kernel's fault-around) much of the section;

@@ -119,7 +119,7 @@ vmlinux-btf)
     vmlinux=$1
     require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
     [ "${BTFORGE_SANITIZED:-0}" != 1 ] || skip "a vmlinux takes minutes under the sanitizers"
-    "$BTFORGE" --quiet convert "$vmlinux" -o /dev/null --report-skipped "$work/skipped.json"
+    "$BTFORGE" --quiet convert "$vmlinux" -o "$work/vmlinux.btf" --report-skipped "$work/skipped.json"
     set +e
     "$BTFORGE" --quiet diff --from-a dwarf --from-b btf --flatten-arrays --max 100000 \
         "$vmlinux" "$vmlinux" > "$work/diff.txt"

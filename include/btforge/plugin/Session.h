@@ -1,8 +1,11 @@
 // What the host lends a plugin for one run: a task runner, progress, warnings and options.
 #pragma once
 
+#include "btforge/support/MappedFile.h"
+
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,8 +54,10 @@ struct Options {
     std::vector<std::string> features;
     // DWARF languages whose units are skipped (--lang-exclude), comma-separated.
     std::string languageExclude = "rust";
-    // Where to write every skipped function with its reason, as JSON (--report-skipped).
-    std::string reportSkippedPath;
+    // --stream-limit: the most bytes an input that is no regular file (a pipe) may hold.
+    uint64_t streamLimit = kDefaultStreamLimit;
+    // --dwarf-alt: the file a .gnu_debugaltlink names, given explicitly (docs/security.md).
+    std::string dwarfAlt;
     // --no-dedup: leave duplicate types in (to compare deduplicators).
     bool dedup = true;
     FuncAddrMode funcAddr = FuncAddrMode::Standard;
@@ -65,6 +70,9 @@ struct Session {
     Progress& progress;
     Diagnostics& diagnostics;
     const Options& options;
+    // --report-skipped: where a loader writes every function it left out, with the reason, as
+    // JSON; the host writes it to the file once the whole run succeeded. Null: not asked for.
+    std::ostream* skipReport = nullptr;
 };
 
 } // namespace btforge::plugin
