@@ -488,6 +488,9 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
                 if (!debug)
                     continue;
                 const uint32_t type = relocation.getType(file.isMips64EL());
+                if (!supports)
+                    return "LLVM relocates no objects of machine " +
+                           std::to_string(file.getHeader().e_machine);
                 if (!supports(type))
                     return "relocation type " + file.getRelocationTypeName(type).str() +
                            " in the relocations of " + target +
