@@ -12,8 +12,6 @@ source "$(dirname "$0")/lib.sh"
 vmlinux=$1 module=$2
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 require_file "$module" "fetch it with scripts/fetch-debian-kernel.sh"
-objcopy=$(command -v objcopy || command -v llvm-objcopy-19 || true)
-[ -n "$objcopy" ] || skip "no objcopy to read the module's .BTF"
 
 convert() { # jobs output
     "$BTFORGE" --quiet -j "$1" convert -B "$vmlinux" "$module" -o "$2" --report-skipped "$2.skipped.json"
@@ -23,7 +21,7 @@ convert 1 "$work/j1.btf"
 cmp "$work/ours.btf" "$work/j1.btf" || fail "-j1 output differs from -j2"
 "$BTF_ORACLE" parse "$work/ours.btf" "$vmlinux" || fail "libbpf rejects the output as split BTF"
 # The base as raw BTF (what /sys/kernel/btf/vmlinux is) gives the same output as the ELF.
-"$objcopy" --dump-section .BTF="$work/base.btf" "$vmlinux" "$work/scratch.o"
+section_bytes "$vmlinux" .BTF "$work/base.btf" || fail "no .BTF in $vmlinux"
 "$BTFORGE" --quiet convert -B "$work/base.btf" "$module" -o "$work/raw-base.btf"
 cmp "$work/ours.btf" "$work/raw-base.btf" || fail "a raw BTF base gives another output than the ELF"
 "$BPFTOOL" -B "$vmlinux" btf dump file "$work/ours.btf" > "$work/ours.txt" || fail "bpftool cannot dump it"
@@ -31,7 +29,7 @@ cmp "$work/ours.btf" "$work/raw-base.btf" || fail "a raw BTF base gives another 
 readelf -sW "$module" > "$work/symbols.txt"
 
 oracles=()
-"$objcopy" --dump-section .BTF="$work/embedded.btf" "$module" "$work/scratch.o" 2> /dev/null &&
+section_bytes "$module" .BTF "$work/embedded.btf" &&
     oracles+=("$work/embedded.btf")
 pahole=$(command -v pahole || true)
 if [ -n "$pahole" ] && [ "$(readlink -f "$pahole")" != "$(readlink -f "$BTFORGE")" ]; then

@@ -36,13 +36,8 @@ if [ "$little" = "$host_little" ] && [ "$elf_class" = "$host_class" ]; then
     require_kernel_accepts "$work/ours.btf"
 fi
 
-# The reference: the .BTF section's bytes (readelf + dd reads any architecture's ELF), or
-# pahole 1.24's output.
-read -r offset size < <(readelf -SW "$vmlinux" | sed 's/^ *\[ *[0-9]*\]//' |
-    awk '$1 == ".BTF" { print $4, $5 }') || true
-if [ -n "${offset:-}" ]; then
-    dd if="$vmlinux" of="$work/pahole.btf" bs=64K iflag=skip_bytes,count_bytes \
-        skip=$((16#$offset)) count=$((16#$size)) status=none
+# The reference: the .BTF section's bytes, or pahole 1.24's output.
+if section_bytes "$vmlinux" .BTF "$work/pahole.btf"; then
     echo "$name: reference is the vmlinux's own .BTF (pahole 1.24 in Debian's build)"
 else
     command -v pahole > /dev/null || skip "no .BTF in $vmlinux and no pahole to make one"
