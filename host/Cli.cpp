@@ -53,6 +53,9 @@ po::options_description convertOptions() {
         "report-skipped", po::value<std::string>(),
         "write every function left out, with the reason, to FILE as JSON")(
         "no-dedup", "keep every unit's types as read (to compare deduplicators)")(
+        "nested-arrays",
+        "DWARF: int m[3][4] as ARRAY of ARRAY, as LLVM writes it (default: one ARRAY of 12, as "
+        "pahole writes kernels' BTF and CO-RE programs expect)")(
         "func-addr", po::value<std::string>(),
         "functions at several addresses: keep (one FUNC per address, implied by -t "
         "btf-func-addr), merge (to standard BTF), decl-tag (the RFC's address=0x... tags)")(
@@ -110,7 +113,7 @@ po::options_description diffOptions() {
     add("max", po::value<int64_t>(), "list at most N differences (all are counted)");
     add("strict-fwd", "a FWD differs from the STRUCT or UNION it declares, in references too");
     add("flatten-arrays",
-        "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
+        "compare int [3][4] as int [12] (pahole and btforge flatten, LLVM nests)");
     return d;
 }
 
@@ -189,6 +192,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     if (auto alt = optional<std::string>(vm, "dwarf-alt"))
         command.options.dwarfAlt = *alt;
     command.options.dedup = vm.count("no-dedup") == 0;
+    command.options.nestedArrays = vm.count("nested-arrays") > 0;
     if (auto mode = optional<std::string>(vm, "func-addr")) {
         auto parsed = parseFuncAddrMode(*mode);
         if (!parsed)

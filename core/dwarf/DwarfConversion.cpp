@@ -45,7 +45,7 @@ public:
           merger_(base), appended_(base),
           appendedObservations_(options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
-        partialRules_.arrays = base ? arrayShapeOf(*base) : ArrayShape::Nested;
+        partialRules_.arrays = base ? arrayShapeOf(*base) : options.arrays;
         partialRules_.target = elf.target();
         partialRules_.convention = callingConventionOf(elf.target());
         rules_ = partialRules_;

@@ -23,6 +23,7 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in) {
         return std::move(languages).error();
     out.excludedLanguages = std::move(*languages);
     out.dedup = in.dedup;
+    out.arrays = in.nestedArrays ? ArrayShape::Nested : ArrayShape::Flattened;
     if (in.funcAddr != plugin::FuncAddrMode::Standard)
         out.functions = FunctionGranularity::PerAddress;
     out.addressBase = in.funcAddrBase;

@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 object=$1
 require_file "$object"
 set +e
-"$BTFORGE" --quiet diff --from-a btf --from-b dwarf \
+# LLVM nests multi-dimensional arrays; btforge flattens them by default: compared flattened.
+"$BTFORGE" --quiet diff --from-a btf --from-b dwarf --flatten-arrays \
     --kinds INT,STRUCT,UNION,ENUM,ENUM64,FWD,TYPEDEF,FLOAT,DECL_TAG "$object" "$object" > "$work/diff"
 status=$?
 set -e

@@ -4,7 +4,7 @@
 # vmlinux's own .BTF when it has one (pahole 1.24 made it in Debian's build), else pahole 1.24
 # run here with the flags Debian's 6.1 build passes it.
 #  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF/FWD/INT/FLOAT, the per-CPU VARs and their DATASEC
-#    equal pahole's (pahole flattens multi-dimensional arrays: compared flattened);
+#    equal pahole's, multi-dimensional arrays flattened by both;
 #  - the BTF is in the vmlinux's byte order; libbpf parses it; the kernel accepts it when byte
 #    order and ELF class are this machine's;
 #  - the FUNC count is within 3 % of pahole's, and every name only one side has is explained:
@@ -48,7 +48,7 @@ else
 fi
 
 set +e
-"$BTFORGE" diff -f btf --flatten-arrays \
+"$BTFORGE" diff -f btf \
     --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
     "$work/pahole.btf" "$work/ours.btf" > "$work/types.diff"
 types=$?

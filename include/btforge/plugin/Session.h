@@ -60,6 +60,9 @@ struct Options {
     std::string dwarfAlt;
     // --no-dedup: leave duplicate types in (to compare deduplicators).
     bool dedup = true;
+    // --nested-arrays: int m[3][4] as ARRAY 3 of ARRAY 4 (as LLVM writes it), not the ARRAY of
+    // 12 pahole writes and CO-RE programs built against distribution kernels expect.
+    bool nestedArrays = false;
     FuncAddrMode funcAddr = FuncAddrMode::Standard;
     // The symbol FUNC addresses are relative to, when the input has it; empty: absolute.
     std::string funcAddrBase = "_text";
