@@ -482,6 +482,61 @@ std::string relocationProblem(const llvm::object::ObjectFile& object) {
     return {};
 }
 
+// What is wrong with the compressed sections of `file`, or "". LLVM allocates the size a
+// compression header claims before it inflates anything, and ends the process when that fails:
+// the claim is checked against the most the compressed bytes can give (zlib expands at most
+// 1032:1; a zstd block of 128 KiB can be 4 bytes), and against 4 GiB, which a DWARF32 section
+// cannot pass.
+template <class ELFT> std::string compressionProblem(const llvm::object::ELFFile<ELFT>& file) {
+    constexpr uint64_t kLargestSection = uint64_t(1) << 32;
+    auto sections = file.sections();
+    if (!sections)
+        return llvm::toString(sections.takeError());
+    for (const auto& section : *sections) {
+        if (!(section.sh_flags & llvm::ELF::SHF_COMPRESSED) ||
+            section.sh_type == llvm::ELF::SHT_NOBITS)
+            continue;
+        auto name = file.getSectionName(section);
+        const std::string where = "section " + (name ? name->str() : "?") + ": ";
+        if (!name)
+            llvm::consumeError(name.takeError());
+        auto bytes = file.getSectionContents(section);
+        if (!bytes)
+            return where + llvm::toString(bytes.takeError());
+        using Chdr = typename ELFT::Chdr;
+        if (bytes->size() < sizeof(Chdr))
+            return where + "too small for its compression header";
+        Chdr header;
+        std::memcpy(&header, bytes->data(), sizeof(Chdr));
+        const uint64_t compressed = bytes->size() - sizeof(Chdr);
+        uint64_t ratio = 0;
+        if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZLIB)
+            ratio = 1032;
+        else if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD)
+            ratio = 32768;
+        else
+            return where + "unknown compression type " + std::to_string(header.ch_type);
+        const uint64_t size = header.ch_size;
+        if (size > kLargestSection || size / ratio > compressed)
+            return where + "its compression header claims " + std::to_string(size) +
+                   " bytes, more than " + std::to_string(compressed) + " compressed bytes can hold";
+    }
+    return {};
+}
+
+std::string compressionProblem(const llvm::object::ObjectFile& object) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32BEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    return {};
+}
+
 } // namespace
 
 Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(const std::string& path) {
@@ -520,6 +575,8 @@ Expected<void> LlvmUnitReader::openObject() {
     }
     if (std::string problem = relocationProblem(*object_); !problem.empty())
         return Error::badInput(path_ + ": relocations: " + oneLine(problem));
+    if (std::string problem = compressionProblem(*object_); !problem.empty())
+        return Error::badInput(path_ + ": " + oneLine(problem));
     ErrorSink sink;
     context_ = llvm::DWARFContext::create(
         *object_, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "", recordError,
