@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct UnmappedDies {
     DieOffset example = kNoDie;
     uint32_t count = 0;
     const char* why = "";
+    std::string exampleName; // the example's DW_AT_name, if any
 };
 
 struct MappedUnit {
