@@ -10,6 +10,9 @@
 #                it, not every function silently dropped
 #   sections     a section header table past the end of the file: an error saying so, for every
 #                loader (not "no .BTF section")
+#   block-length a block attribute whose length runs past its unit (an abbreviation's form made
+#                DW_FORM_block4): an error naming the DIE (LLVM's decoder would read past the
+#                section)
 #   compressed   a compressed .debug_info claiming a huge size, an unknown type or no size: an
 #                error naming the section, never an abort or "no error"
 source "$(dirname "$0")/lib.sh"
@@ -142,8 +145,18 @@ C
     done
 }
 
+block_length() {
+    : "${DWARF_PATCH:?}"
+    gcc -g -gdwarf-4 -O0 -c -x c - -o "$work/program.o" <<< 'int f(int a) { return a + 1; }'
+    # The base type's first attribute, DW_AT_byte_size, read as a 4-byte block length takes the
+    # DIE's next bytes (encoding, "in"): far past the unit.
+    "$DWARF_PATCH" "$work/program.o" form 0x24 0x04
+    expect_error "$work/program.o" "DIE (at )?0x[0-9a-f]+:? .*(run|ends) past (the end of )?(the|its) unit"
+}
+
 case "$case_name" in
 deep-chain) deep_chain ;;
+block-length) block_length ;;
 too-big) too_big ;;
 symtab) symtab ;;
 sections) sections ;;
