@@ -54,6 +54,15 @@ inline std::string sectionTableProblem(Elf* e, std::span<const std::byte> image)
         std::max<size_t>(count, 1) > (image.size() - ehdr.e_shoff) / entry)
         return "the section header table (" + std::to_string(count) + " entries at offset " +
                std::to_string(ehdr.e_shoff) + ") extends past the end of the file";
+    // Sections are found by name: a name table that is not one hides them all.
+    size_t names = 0;
+    GElf_Shdr header;
+    if (elf_getshdrstrndx(e, &names) != 0 || names == 0 || names >= count ||
+        !gelf_getshdr(elf_getscn(e, names), &header) || header.sh_type != SHT_STRTAB)
+        return "the section name table (index " + std::to_string(names) +
+               ") is not a string table";
+    if (header.sh_offset > image.size() || header.sh_size > image.size() - header.sh_offset)
+        return "the section name table extends past the end of the file";
     return "";
 }
 

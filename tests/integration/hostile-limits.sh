@@ -8,8 +8,8 @@
 #                parses the output and no such type is in it with a cut number
 #   symtab       a corrupt .symtab (entry size, size, offset, string table link): an error naming
 #                it, not every function silently dropped
-#   sections     a section header table past the end of the file: an error saying so, for every
-#                loader (not "no .BTF section")
+#   sections     a section header table past the end of the file, or a section name table that is
+#                none: an error saying so, for every loader (not "no .BTF section")
 #   block-length a block attribute whose length runs past its unit (an abbreviation's form made
 #                DW_FORM_block4): an error naming the DIE (LLVM's decoder would read past the
 #                section)
@@ -128,6 +128,13 @@ sections() {
     cp "$work/program.o" "$work/broken.o"
     python3 "$ELF_EDIT" "$work/broken.o" 'ehdr.e_shentsize=12'
     expect_error "$work/broken.o" "section header size 12, expected"
+    for edit in 'ehdr.e_shstrndx=999' 'ehdr.e_shstrndx=0' 'ehdr.e_shstrndx=1'; do
+        cp "$work/program.o" "$work/broken.o"
+        python3 "$ELF_EDIT" "$work/broken.o" "$edit"
+        for l in btf "$loader"; do
+            loader=$l expect_error "$work/broken.o" "the section name table \(index [0-9]+\) is not a string table"
+        done
+    done
 }
 
 compressed() {
