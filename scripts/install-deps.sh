@@ -15,6 +15,7 @@ packages=(
     dwarves                                    # bench/run.sh: Debian's pahole to compare with
     clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
     llvm-19-dev                                # the llvm-dwarf loader (LLVM DebugInfo)
+    python3                                    # tests: generated C, ELF header patching
 )
 
 missing=()
