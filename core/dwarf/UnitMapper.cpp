@@ -240,7 +240,7 @@ private:
                 break;
             case DW_TAG_array_type:
                 if (arrayBeyondLimits(i)) {
-                    unmapped(die, "array of 2^32 elements or more, past BTF's element count; "
+                    unmapped(die, "array of 2^32 elements or 4 GiB or more, past BTF's limits; "
                                   "mapped to void");
                     shape_[i] = Shape::Void;
                     continue;
@@ -832,7 +832,8 @@ private:
         return value <= UINT32_MAX || (isSigned && asSigned >= INT32_MIN && asSigned < 0);
     }
 
-    // An element count of 2^32 or more in one dimension, or in all of them when flattened.
+    // An element count of 2^32 or more in one dimension, or in all of them when flattened, or
+    // 4 GiB or more in all.
     bool arrayBeyondLimits(uint32_t index) const {
         uint64_t total = 1;
         bool beyond = false;
@@ -847,7 +848,10 @@ private:
             beyond |= count > UINT32_MAX || count < child.bound;
             total = count && total > UINT32_MAX / count ? UINT64_MAX : total * count;
         });
-        return beyond || (arrays_ == ArrayShape::Flattened && total > UINT32_MAX);
+        // The kernel refuses an array whose bytes overflow 32 bits, too.
+        const uint64_t element = byteSizeOf(unit_.dies[index].type);
+        return beyond || (arrays_ == ArrayShape::Flattened && total > UINT32_MAX) ||
+               (element && total > UINT32_MAX / element);
     }
 
     // Why a struct or union cannot be BTF (its size, members or their offsets), or null.

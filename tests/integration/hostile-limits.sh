@@ -3,9 +3,9 @@
 #   deep-chain   a 20,000-deep anonymous pointer chain converts (dedup is not quadratic), one PTR
 #                per level as bpftool counts them
 #   too-big      values BTF cannot hold (_BitInt(256), a struct of 5 GiB, a member past 2^32 bits,
-#                bitfields past 2^24 bits, 2^33 array elements, 65,536 members, enum values and
-#                parameters): each a warning naming the file, the DIE and the type; libbpf
-#                parses the output and no such type is in it with a cut number
+#                bitfields past 2^24 bits, 2^33 array elements, an array of 8 GiB, 65,536 members,
+#                enum values and parameters): each a warning naming the file, the DIE and the
+#                type; libbpf parses the output and no such type is in it with a cut number
 #   symtab       a corrupt .symtab (entry size, size, offset, string table link): an error naming
 #                it, not every function silently dropped
 #   sections     a section header table past the end of the file, or a section name table that is
@@ -67,6 +67,7 @@ with open(work + "/limits.c", "w") as f:
     f.write("struct far { char a[600ul << 20]; int b; } gfar;\n")
     f.write("struct bits { char pad[3u << 20]; int f : 3; } gbits;\n")
     f.write("char garr[1ul << 33];\n")
+    f.write("int gbytes[1ul << 31];\n")
 with open(work + "/params.c", "w") as f:
     f.write("void fp(" + ",".join(f"int p{i}" for i in many) + ") {}\n")
     f.write("typedef void (*fpt)(" + ",".join("int" for i in many) + "); fpt gfp;\n")
@@ -87,7 +88,7 @@ PY
             expect_warning "'bits' at 0x[0-9a-f]+\): struct or union with bitfields and a member past 2\^24"
             expect_warning "'many' at 0x[0-9a-f]+\): struct or union of more than 65,535 members"
             expect_warning "'values' at 0x[0-9a-f]+\): enum of more than 65,535 values"
-            expect_warning "at 0x[0-9a-f]+\): array of 2\^32 elements or more"
+            expect_warning "at 0x[0-9a-f]+\): array of 2\^32 elements or 4 GiB or more"
             # What is in the output says less, never a cut number.
             ! grep -E "^\[[0-9]+\] (STRUCT '(big|far|bits|many)'|ENUM 'values')" "$work/dump" ||
                 fail "a type past BTF's limits was written"
