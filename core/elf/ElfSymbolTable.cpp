@@ -26,6 +26,8 @@ std::string symbolTableProblem(Elf* e, std::span<const std::byte> image, const G
                " is not a whole number of entries";
     if (header.sh_offset > image.size() || header.sh_size > image.size() - header.sh_offset)
         return where + "extends past the end of the file";
+    if (header.sh_size == 0)
+        return ""; // no symbols: no names to look up
     size_t sections = 0;
     GElf_Shdr strings;
     if (elf_getshdrnum(e, &sections) != 0 || header.sh_link == 0 || header.sh_link >= sections ||
