@@ -59,8 +59,7 @@ inline std::string sectionTableProblem(Elf* e, std::span<const std::byte> image)
     GElf_Shdr header;
     if (elf_getshdrstrndx(e, &names) != 0 || names == 0 || names >= count ||
         !gelf_getshdr(elf_getscn(e, names), &header) || header.sh_type != SHT_STRTAB)
-        return "the section name table (index " + std::to_string(names) +
-               ") is not a string table";
+        return "the section name table (index " + std::to_string(names) + ") is not a string table";
     if (header.sh_offset > image.size() || header.sh_size > image.size() - header.sh_offset)
         return "the section name table extends past the end of the file";
     return "";
