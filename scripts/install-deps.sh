@@ -24,6 +24,7 @@ packages=(
     gcc-i686-linux-gnu libc6-dev-i386-cross
     gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
     gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+    python3                                    # tests: generated C, ELF header patching
 )
 
 missing=()

@@ -28,7 +28,9 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
                plugin::Diagnostics& diagnostics) {
     for (const UnmappedDies& u : report.unmapped)
         diagnostics.warning(path + ": " + std::to_string(u.count) + " DIE(s) with tag " +
-                            hex(u.tag) + " (e.g. at " + hex(u.example) + "): " + u.why);
+                            hex(u.tag) + " (e.g. " +
+                            (u.exampleName.empty() ? "" : "'" + u.exampleName + "' ") + "at " +
+                            hex(u.example) + "): " + u.why);
     if (report.referencesAsPointers)
         diagnostics.warning(path + ": " + std::to_string(report.referencesAsPointers) +
                             " C++ reference type(s) encoded as pointers");

@@ -764,6 +764,17 @@ Elf_Data* sectionData(Elf* elf, std::string_view name) {
     return scn ? elf_getdata(scn, nullptr) : nullptr;
 }
 
+// What libelf could not decompress, with what the header claims (libelf seldom says why).
+std::string decompressionProblem(Elf_Scn* scn, const GElf_Shdr& shdr) {
+    const int reason = elf_errno();
+    std::string problem = ".debug_info cannot be decompressed";
+    if (GElf_Chdr chdr; gelf_getchdr(scn, &chdr))
+        problem += " (compression type " + std::to_string(chdr.ch_type) + ", " +
+                   std::to_string(chdr.ch_size) + " bytes claimed from " +
+                   std::to_string(shdr.sh_size) + ")";
+    return reason ? problem + ": " + orUnknown(elf_errmsg(reason)) : problem;
+}
+
 // Why the compressed .debug_info of a file cannot be read (libelf knows zlib, zstd only from
 // elfutils 0.189 on), or "" when it is not compressed or decompresses.
 std::string compressionProblem(int fd) {
@@ -773,7 +784,7 @@ std::string compressionProblem(int fd) {
         GElf_Shdr shdr;
         if (scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_COMPRESSED) &&
             elf_compress(scn, 0, 0) < 0)
-            problem = ".debug_info: " + orUnknown(elf_errmsg(-1));
+            problem = decompressionProblem(scn, shdr);
         elf_end(elf);
     }
     return problem;
@@ -992,7 +1003,10 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
         std::string where =
             last ? "the unit after unit " + hex(last->headerOffset) + sectionName(last->bias)
                  : "unit 0x0";
-        return Error::badInput(path_ + ": " + where + ": " + orUnknown(dwarf_errmsg(-1)));
+        // libdw gives no reason when a section libelf could not decompress looks missing.
+        const int reason = dwarf_errno();
+        std::string why = reason ? orUnknown(dwarf_errmsg(reason)) : compressionProblem(path_);
+        return Error::badInput(path_ + ": " + where + ": " + (why.empty() ? "unreadable" : why));
     }
     return {};
 }

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLoc.h>
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
 #include <llvm/DebugInfo/DWARF/DWARFExpression.h>
@@ -522,6 +523,112 @@ std::string relocationProblem(const llvm::object::ObjectFile& object) {
     return {};
 }
 
+// Whether the attributes of the DIE at `offset` (at its abbreviation code, before `end`) end
+// inside the unit. LLVM's DIE decoder skips a block by adding its length to the offset unchecked
+// and then reads the next LEB128 from wherever that points, past the section (found by the
+// fuzzer): the lengths are checked here first, with LLVM's own abbreviations.
+bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtractor& data,
+                        uint64_t offset, uint64_t end) {
+    namespace dw = llvm::dwarf;
+    const uint64_t code = data.getULEB128(&offset);
+    const llvm::DWARFAbbreviationDeclarationSet* set = unit.getAbbreviations();
+    const llvm::DWARFAbbreviationDeclaration* decl =
+        code && set ? set->getAbbreviationDeclaration(static_cast<uint32_t>(code)) : nullptr;
+    if (!decl)
+        return true; // a null entry, or a code LLVM reports itself
+    const dw::FormParams params = unit.getFormParams();
+    for (const auto& spec : decl->attributes()) {
+        if (offset > end)
+            return false;
+        if (spec.isImplicitConst())
+            continue;
+        auto form = spec.Form;
+        while (form == dw::DW_FORM_indirect && offset < end)
+            form = static_cast<dw::Form>(data.getULEB128(&offset));
+        uint64_t length = 0;
+        switch (form) {
+        case dw::DW_FORM_indirect:
+            return false;
+        case dw::DW_FORM_block:
+        case dw::DW_FORM_exprloc:
+            length = data.getULEB128(&offset);
+            break;
+        case dw::DW_FORM_block1:
+            length = data.getU8(&offset);
+            break;
+        case dw::DW_FORM_block2:
+            length = data.getU16(&offset);
+            break;
+        case dw::DW_FORM_block4:
+            length = data.getU32(&offset);
+            break;
+        default:
+            if (!llvm::DWARFFormValue::skipValue(form, data, &offset, params))
+                return false;
+            continue;
+        }
+        if (offset > end || length > end - offset)
+            return false;
+        offset += length;
+    }
+    return offset <= end;
+}
+
+// What is wrong with the compressed sections of `file`, or "". LLVM allocates the size a
+// compression header claims before it inflates anything, and ends the process when that fails:
+// the claim is checked against the most the compressed bytes can give (zlib expands at most
+// 1032:1; a zstd block of 128 KiB can be 4 bytes), and against 4 GiB, which a DWARF32 section
+// cannot pass.
+template <class ELFT> std::string compressionProblem(const llvm::object::ELFFile<ELFT>& file) {
+    constexpr uint64_t kLargestSection = uint64_t(1) << 32;
+    auto sections = file.sections();
+    if (!sections)
+        return llvm::toString(sections.takeError());
+    for (const auto& section : *sections) {
+        if (!(section.sh_flags & llvm::ELF::SHF_COMPRESSED) ||
+            section.sh_type == llvm::ELF::SHT_NOBITS)
+            continue;
+        auto name = file.getSectionName(section);
+        const std::string where = "section " + (name ? name->str() : "?") + ": ";
+        if (!name)
+            llvm::consumeError(name.takeError());
+        auto bytes = file.getSectionContents(section);
+        if (!bytes)
+            return where + llvm::toString(bytes.takeError());
+        using Chdr = typename ELFT::Chdr;
+        if (bytes->size() < sizeof(Chdr))
+            return where + "too small for its compression header";
+        Chdr header;
+        std::memcpy(&header, bytes->data(), sizeof(Chdr));
+        const uint64_t compressed = bytes->size() - sizeof(Chdr);
+        uint64_t ratio = 0;
+        if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZLIB)
+            ratio = 1032;
+        else if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD)
+            ratio = 32768;
+        else
+            return where + "unknown compression type " + std::to_string(header.ch_type);
+        const uint64_t size = header.ch_size;
+        if (size > kLargestSection || size / ratio > compressed)
+            return where + "its compression header claims " + std::to_string(size) +
+                   " bytes, more than " + std::to_string(compressed) + " compressed bytes can hold";
+    }
+    return {};
+}
+
+std::string compressionProblem(const llvm::object::ObjectFile& object) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32BEObjectFile>(&object))
+        return compressionProblem(elf->getELFFile());
+    return {};
+}
+
 } // namespace
 
 Expected<std::unique_ptr<LlvmUnitReader>> LlvmUnitReader::open(std::shared_ptr<MappedFile> file) {
@@ -558,6 +665,8 @@ Expected<void> LlvmUnitReader::openObject() {
     }
     if (std::string problem = relocationProblem(*object_); !problem.empty())
         return Error::badInput(path_ + ": relocations: " + oneLine(problem));
+    if (std::string problem = compressionProblem(*object_); !problem.empty())
+        return Error::badInput(path_ + ": " + oneLine(problem));
     ErrorSink sink;
     context_ = llvm::DWARFContext::create(
         *object_, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "", recordError,
@@ -680,7 +789,10 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
     const llvm::DWARFDataExtractor data = llvmUnit.getDebugInfoExtractor();
     const uint64_t end = llvmUnit.getNextUnitOffset();
     uint64_t offset = llvmUnit.getOffset() + llvmUnit.getHeaderSize();
+    auto pastUnit = [&] { return failure("the DIE at " + hex(offset) + " ends past its unit"); };
     llvm::DWARFDebugInfoEntry root;
+    if (offset < end && !attributesInBounds(llvmUnit, data, offset, end))
+        return pastUnit();
     if (!root.extractFast(llvmUnit, &offset, data, end, 0) || !root.getAbbreviationDeclarationPtr())
         return failure("no unit DIE");
     out.unitOffset = root.getOffset() + unit.bias;
@@ -732,6 +844,8 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         if (offset >= end)
             break; // some producers leave out the null entries that end the unit
         llvm::DWARFDebugInfoEntry entry;
+        if (!attributesInBounds(llvmUnit, data, offset, end))
+            return pastUnit();
         if (!entry.extractFast(llvmUnit, &offset, data, end, 0))
             return failure("a DIE at " + hex(offset) + " cannot be read");
         if (!entry.getAbbreviationDeclarationPtr()) { // the null entry that ends a list
