@@ -85,8 +85,11 @@ Expected<std::vector<std::byte>> Encoder::encode() {
         if (!done)
             return std::move(done).error();
     }
-    // With a layout: header, types, layout, strings, where libbpf expects the layout.
-    const std::vector<std::byte> layout = layout_ ? layoutSection() : std::vector<std::byte>{};
+    // With a layout: header, types, layout, strings, where libbpf expects the layout. Split BTF
+    // has the 2026 header but no section of its own: readers use its base's, and upstream pahole
+    // writes none there either.
+    const std::vector<std::byte> layout =
+        layout_ && !graph_.base() ? layoutSection() : std::vector<std::byte>{};
     const uint32_t headerSize = layout_ ? kLayoutHeaderSize : kMinHeaderSize;
     constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
     if (headerSize + types_.size() + layout.size() + strings_.size() > kMaxU32 ||
@@ -105,7 +108,7 @@ Expected<std::vector<std::byte>> Encoder::encode() {
          {headerSize, 0u, typeLen, typeLen + layoutLen, static_cast<uint32_t>(strings_.size())})
         detail::append(out, field, swap_); // hdr_len, type_off, type_len, str_off, str_len
     if (layout_) {
-        detail::append(out, typeLen, swap_); // layout_off
+        detail::append(out, layout.empty() ? 0u : typeLen, swap_); // layout_off
         detail::append(out, layoutLen, swap_);
     }
     out.insert(out.end(), types_.begin(), types_.end());

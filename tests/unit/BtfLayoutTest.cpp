@@ -96,6 +96,22 @@ TEST_CASE("layout: the writer's section matches the 2026 UAPI table and reads ba
     }
 }
 
+TEST_CASE("layout: split BTF has the 2026 header and no section of its own, as upstream's") {
+    auto base = std::make_shared<ir::TypeGraph>(allKindsGraph());
+    ir::TypeGraph split(base);
+    split.add(ir::PtrType{ir::kNoName, 1});
+    auto blob = btf::writeBtf(split, {ir::ByteOrder::Little, false, true});
+    REQUIRE(blob);
+    CHECK(get32(*blob, 4) == kLayoutHeader);
+    CHECK(get32(*blob, 12) == 12); // type_len: the PTR
+    CHECK(get32(*blob, 16) == 12); // str_off: right after it
+    CHECK(get32(*blob, 24) == 0);  // layout_off
+    CHECK(get32(*blob, 28) == 0);  // layout_len
+    auto back = read(*blob, base);
+    REQUIRE(back);
+    CHECK(dump(*back) == dump(split));
+}
+
 TEST_CASE("layout: 24-bit vlen is written with the layout and read back") {
     ir::TypeGraph graph;
     graph.add(ir::IntType{graph.intern("int"), 4, 0, 0, 32});
