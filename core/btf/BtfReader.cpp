@@ -162,6 +162,7 @@ private:
 
     Expected<void> readHeader();
     Expected<void> readLayout(uint64_t hdrLen, uint64_t dataSize);
+    void dropRecords(std::vector<bool>& dropped);
     void warnDropped() const;
     Expected<void> readStrings();
     Expected<void> findRecords();
@@ -211,6 +212,7 @@ private:
     TypeId fileEndId_ = 0;
     std::vector<TypeId> renumbered_;
     std::vector<std::pair<uint32_t, uint32_t>> droppedKinds_; // (kind, records), by kind
+    uint64_t droppedTags_ = 0; // DECL_TAGs on dropped records, dropped with them
     uint64_t droppedRefs_ = 0;
     Current current_;
     std::optional<Error> failure_;
@@ -354,7 +356,7 @@ Expected<void> Reader::readStrings() {
 
 Expected<void> Reader::findRecords() {
     TypeId id = graph_.firstId();
-    TypeId kept = id;
+    std::vector<bool> dropped; // by own type, from the first
     for (uint64_t pos = 0; pos < typeLen_; ++id) {
         const uint64_t at = typeStart_ + pos;
         const uint64_t left = typeLen_ - pos;
@@ -397,26 +399,49 @@ Expected<void> Reader::findRecords() {
                                  std::to_string(vlen) +
                                  ") runs past the end of the type section (" +
                                  std::to_string(left) + " bytes left)");
+        recordOffsets_.push_back(static_cast<uint32_t>(pos));
         pos += recordSize;
-        if (!known && !funcAddressKind) {
+        dropped.push_back(!known && !funcAddressKind);
+        if (dropped.back()) {
             auto counted = std::find_if(droppedKinds_.begin(), droppedKinds_.end(),
                                         [&](const auto& k) { return k.first == kind; });
             if (counted == droppedKinds_.end())
                 droppedKinds_.emplace_back(kind, 1);
             else
                 ++counted->second;
-            renumbered_.push_back(ir::kVoidType);
-            continue;
         }
-        recordOffsets_.push_back(static_cast<uint32_t>(pos - recordSize));
-        renumbered_.push_back(kept++);
     }
-    endId_ = kept;
+    endId_ = id;
     fileEndId_ = id;
-    if (droppedKinds_.empty())
-        renumbered_.clear();
-    std::sort(droppedKinds_.begin(), droppedKinds_.end());
+    if (!droppedKinds_.empty())
+        dropRecords(dropped);
     return {};
+}
+
+// Drops the records marked, and the DECL_TAGs on them (a tag annotates its target, and one on
+// void would not read back), then numbers the rest in order.
+void Reader::dropRecords(std::vector<bool>& dropped) {
+    const TypeId first = graph_.firstId();
+    for (size_t i = 0; i < dropped.size(); ++i) {
+        const uint64_t at = typeStart_ + recordOffsets_[i];
+        if (dropped[i] || infoKind(u32(at + kInfoAt)) != static_cast<uint32_t>(Kind::DeclTag))
+            continue;
+        const TypeId target = u32(at + kSizeOrTypeAt);
+        if (target >= first && target < fileEndId_ && dropped[target - first]) {
+            dropped[i] = true;
+            ++droppedTags_;
+        }
+    }
+    std::vector<uint32_t> kept;
+    for (size_t i = 0; i < dropped.size(); ++i) {
+        renumbered_.push_back(dropped[i] ? ir::kVoidType
+                                         : first + static_cast<TypeId>(kept.size()));
+        if (!dropped[i])
+            kept.push_back(recordOffsets_[i]);
+    }
+    recordOffsets_ = std::move(kept);
+    endId_ = first + static_cast<TypeId>(recordOffsets_.size());
+    std::sort(droppedKinds_.begin(), droppedKinds_.end());
 }
 
 void Reader::warnDropped() const {
@@ -432,8 +457,10 @@ void Reader::warnDropped() const {
     const std::string& source = options_.sourceName;
     options_.warning((source.empty() ? std::string("BTF") : source) + ": dropped " +
                      std::to_string(records) + " types of kinds btforge does not know (" + kinds +
-                     "), stepped over as the layout section describes them; " +
-                     std::to_string(droppedRefs_) + " references to them read as void");
+                     "), stepped over as the layout section describes them" +
+                     (droppedTags_ ? ", and " + std::to_string(droppedTags_) + " DECL_TAGs on them"
+                                   : std::string()) +
+                     "; " + std::to_string(droppedRefs_) + " references to them read as void");
 }
 
 Expected<void> Reader::decodeRecords() {
@@ -651,8 +678,7 @@ Expected<void> Reader::checkDeclTags() {
         if (graph_.kind(id) != Kind::DeclTag)
             continue;
         const auto tag = graph_.getAs<ir::DeclTagType>(id);
-        // A tag on a dropped record now points at void; warnDropped counts it.
-        if (tag.componentIndex < 0 || (tag.type == ir::kVoidType && !renumbered_.empty()))
+        if (tag.componentIndex < 0)
             continue;
         const std::optional<size_t> count = componentCount(tag.type);
         if (!count || static_cast<size_t>(tag.componentIndex) >= *count)

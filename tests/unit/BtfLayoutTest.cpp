@@ -131,6 +131,7 @@ TEST_CASE("layout: a record of an unknown kind is stepped over by its layout and
     raw.type(0, Kind::Ptr, 0, false, 2);                              // [3] -> the unknown one
     raw.type(0, Kind::Ptr, 0, false, 1);                              // [4] -> int
     raw.type(raw.str("p"), Kind::Typedef, 0, false, 4);               // [5] -> [4]
+    raw.type(raw.str("tag"), Kind::DeclTag, 0, false, 2, {0});        // [6] on the unknown one
     auto layout = standardEntries();
     layout.push_back({}); // kind 20: not used here
     layout.push_back({4, 8, 0});
@@ -143,8 +144,8 @@ TEST_CASE("layout: a record of an unknown kind is stepped over by its layout and
                           "[4] TYPEDEF 'p' type=3 kflag=0\n");
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0] == "test.btf: dropped 1 types of kinds btforge does not know (kind 21: 1), "
-                         "stepped over as the layout section describes them; 1 references to "
-                         "them read as void");
+                         "stepped over as the layout section describes them, and 1 DECL_TAGs on "
+                         "them; 1 references to them read as void");
 
     // Without a layout entry for it, the record's length is unknown: an error naming the kind.
     layout.pop_back();
@@ -215,7 +216,8 @@ TEST_CASE("layout: an addressed FUNC is kind 20, which the layout describes") {
     // A reader not asked for addresses steps over it as any unknown kind.
     auto [standard, dropped] = readWarned(*blob, false);
     REQUIRE(standard);
-    CHECK(standard->endId() == graph.endId() - 1);
+    CHECK(standard->endId() == graph.endId() - 2); // the FUNC and its tag
     REQUIRE(dropped.size() == 1);
-    CHECK(dropped[0].find("(kind 20: 1)") != std::string::npos);
+    CHECK(dropped[0].find("(kind 20: 1), stepped over as the layout section describes them, and "
+                          "1 DECL_TAGs on them") != std::string::npos);
 }
