@@ -62,4 +62,9 @@ Expected<FeatureSet> FeatureSet::parse(std::span<const std::string> names) {
     return set;
 }
 
+bool layoutRequested(std::span<const std::string> names) {
+    Expected<FeatureSet> set = FeatureSet::parse(names);
+    return set && set->has(Feature::Layout);
+}
+
 } // namespace btforge

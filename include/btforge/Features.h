@@ -27,7 +27,7 @@ enum class Feature : uint8_t {
     TrueSignature,     // (accepted; see docs/functions.md)
     DistilledBase,     // (accepted; not implemented)
     Attributes,        // (accepted; not implemented)
-    Layout,            // (accepted; not implemented)
+    Layout,            // the 2026 BTF format: kind-layout section, 24-bit vlen (BtfWriter.h)
     ReproducibleBuild, // a no-op: btforge output never depends on scheduling
     Count
 };
@@ -47,5 +47,9 @@ public:
 private:
     std::bitset<static_cast<size_t>(Feature::Count)> bits_;
 };
+
+// Whether --features asks for the layout feature (the BTF emitters' one question; the host has
+// already refused malformed lists).
+bool layoutRequested(std::span<const std::string> names);
 
 } // namespace btforge

@@ -16,11 +16,13 @@ public:
         return elf::looksLikeElf(input.bytes) ? 10 : 0;
     }
 
-    Expected<ir::TypeGraph> load(const plugin::LoadRequest& request, plugin::Session&) override {
+    Expected<ir::TypeGraph> load(const plugin::LoadRequest& request,
+                                 plugin::Session& session) override {
         const MappedFile* file = request.file.get();
         // The address-carrying FUNC extension is read too: the standard btf emitter refuses it
         // by name, every other emitter shows the addresses.
-        btf::ReadOptions options{request.path, request.base, true};
+        btf::ReadOptions options{request.path, request.base, true,
+                                 [&](const std::string& m) { session.diagnostics.warning(m); }};
         if (!elf::looksLikeElf(file->bytes()))
             return btf::readBtf(file->bytes(), options);
 
