@@ -94,7 +94,7 @@ toolchain)
         gcc -g -O2 -w -gz=$kind -r -o "$work/gz-$kind.o" "${c_sources[@]}"
         # libelf before elfutils 0.189 cannot decompress zstd: then libdw refuses it, and there
         # is nothing to compare.
-        if ! "$BTFORGE" --quiet convert -f dwarf "$work/gz-$kind" -o /dev/null 2> /dev/null; then
+        if ! "$BTFORGE" --quiet convert -f dwarf "$work/gz-$kind" -o "$work/gz-$kind.btf" 2> /dev/null; then
             echo "libdw cannot read $kind-compressed DWARF here: not compared"
             continue
         fi
