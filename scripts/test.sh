@@ -14,8 +14,10 @@ mkdir -p "$build"
 "$root/scripts/fetch-debian-kernel.sh" arm64
 "$root/scripts/fetch-debian-kernel.sh" s390x
 
+# Tests must never write through shared paths: a test that replaced /dev/null fails the run.
 run_ctest() {
     (cd "$1" && ctest --output-on-failure --timeout 1500 -j 2)
+    [ -c /dev/null ] || { echo "error: a test replaced /dev/null with a regular file" >&2; exit 1; }
 }
 
 echo "== sanitizers (ASan+UBSan)"
