@@ -71,4 +71,13 @@ void writeSkipReport(const DwarfConversionReport& report, std::ostream& out) {
     out << "}}\n";
 }
 
+void writeSkipLines(const DwarfConversionReport& report, std::ostream& out) {
+    for (const SkippedFunction& s : report.skippedFunctions) {
+        // pahole's own words, its misspelling included, so that scripts matching them match.
+        const std::string_view reason =
+            s.reason == "inconsistent prototype" ? "inconsistet prototype" : s.reason;
+        out << s.name << " : skipping BTF encoding of function due to " << reason << '\n';
+    }
+}
+
 } // namespace btforge::dwarf
