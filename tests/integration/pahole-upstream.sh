@@ -11,13 +11,14 @@ require_file "$tools/run-tests-with" "upstream pahole and its tests, in ../share
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 command -v gawk > /dev/null || skip "the suite needs gawk (scripts/install-deps.sh)"
 
-# A writable copy: the tests build tests/bin there, and lib/*.so.1 are kept as text files
-# naming the library their symbolic link points to.
+# A writable copy: the tests build tests/bin there. Symbolic links (pfunct, pdwtags,
+# lib/*.so.1) are kept there as small text files naming the file they point to.
 cp -r "$tools" "$work/pahole"
 chmod -R u+w "$work/pahole"
-for f in "$work"/pahole/lib/*.so.1; do
-    [ -L "$f" ] || ln -sf "$(cat "$f")" "$f"
-done
+while read -r f; do
+    target=$(cat "$f")
+    [ -e "$(dirname "$f")/$target" ] && ln -sf "$target" "$f"
+done < <(find "$work/pahole" -type f ! -perm -u+x -size -64c)
 mkdir "$work/bin"
 ln -s "$BTFORGE" "$work/bin/pahole"
 
