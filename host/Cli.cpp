@@ -48,11 +48,11 @@ po::options_description convertOptions() {
     d.add_options()("output,o", po::value<std::string>(), "output file ('-': standard output)")(
         "from,f", po::value<std::string>(),
         "loader plugin (default: an ELF file's DWARF when it has some, else its .BTF; -f btf: "
-        "the .BTF)")(
-        "to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
+        "the .BTF)")("to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
         "features", po::value<std::string>(),
-        "comma-separated feature names, pahole's (default: pahole's default set)")(
+        "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
+        "optional feature; attributes, distilled_base, layout: not implemented, warned about)")(
         "lang-exclude", po::value<std::string>()->default_value("rust"),
         "skip DWARF units of these languages (comma-separated; '' for none)")(
         "report-skipped", po::value<std::string>(),
@@ -93,8 +93,8 @@ po::options_description dumpOptions() {
     d.add_options()("json", "JSON as 'bpftool btf dump file X -j' prints it")(
         "from,f", po::value<std::string>(),
         "loader plugin (default: an ELF file's .BTF when it has one, as bpftool; its DWARF "
-        "otherwise; -f dwarf: the DWARF)")(
-        "base,B", po::value<std::string>(), "base BTF for split input");
+        "otherwise; -f dwarf: the DWARF)")("base,B", po::value<std::string>(),
+                                           "base BTF for split input");
     return d;
 }
 

@@ -41,8 +41,8 @@ Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, Plug
                         "' (available: " + namesOf(registry, kind) + ")");
 }
 
-Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry,
-                                           const MappedFile& input, bool carried) {
+Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry, const MappedFile& input,
+                                           bool carried) {
     const std::string& path = input.path();
     if (carried && elf::looksLikeElf(input.bytes()) && elf::hasSection(input.bytes(), ".BTF"))
         return requirePlugin(registry, PluginKind::Loader, "btf");

@@ -62,14 +62,12 @@ Expected<FeatureSet> FeatureSet::parse(std::span<const std::string> names) {
                 set.set(*f);
                 continue;
             }
-            return Error::usage("unknown feature '" + word + "' (known: default, all, none, " +
-                                    [] {
-                                        std::string all;
-                                        for (auto n : kNames)
-                                            all += (all.empty() ? "" : ", ") + std::string(n);
-                                        return all;
-                                    }() +
-                                    ")");
+            return Error::usage("unknown feature '" + word + "' (known: default, all, none, " + [] {
+                std::string all;
+                for (auto n : kNames)
+                    all += (all.empty() ? "" : ", ") + std::string(n);
+                return all;
+            }() + ")");
         }
     }
     return set;
