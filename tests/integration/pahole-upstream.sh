@@ -11,31 +11,52 @@ require_file "$tools/run-tests-with" "upstream pahole and its tests, in ../share
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 command -v gawk > /dev/null || skip "the suite needs gawk (scripts/install-deps.sh)"
 
-# A writable copy: the tests build tests/bin there. Symbolic links (pfunct, pdwtags,
-# lib/*.so.1) are kept there as small text files naming the file they point to.
-cp -r "$tools" "$work/pahole"
-chmod -R u+w "$work/pahole"
-while read -r f; do
-    target=$(cat "$f")
-    [ -e "$(dirname "$f")/$target" ] && ln -sf "$target" "$f"
-done < <(find "$work/pahole" -type f ! -perm -u+x -size -64c)
+# One writable copy per run (the tests build tests/bin there). Symbolic links (pfunct, pdwtags,
+# lib/*.so.1) are kept in TOOLS as small text files naming the file they point to.
+for copy in upstream btforge; do
+    cp -a "$tools" "$work/$copy"
+    chmod -R u+w "$work/$copy"
+    while read -r f; do
+        target=$(cat "$f")
+        [ -e "$(dirname "$f")/$target" ] && ln -sf "$target" "$f"
+    done < <(find "$work/$copy" -type f ! -perm -u+x -size -64c)
+done
 mkdir "$work/bin"
 ln -s "$BTFORGE" "$work/bin/pahole"
 
-# run ENCODER NAME: the suite's output in $work/NAME.log, one "TEST RESULT" line per test in
-# $work/NAME.results (pass, fail, skip).
+# run NAME ENCODER TEST...: the suite's output appended to $work/NAME.log.
 run() {
-    (cd "$work" && TMPDIR="$work" "$work/pahole/run-tests-with" "$1" "${tests[@]}" -- "$vmlinux") \
-        > "$work/$2.log" 2>&1 || true
+    local name=$1 encoder=$2
+    shift 2
+    (cd "$work" && "$work/$name/run-tests-with" "$encoder" "$@" -- "$vmlinux") \
+        >> "$work/$name.log" 2>&1 || true
+}
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || mapfile -t tests < <(cd "$tools/tests" && ls ./*.sh | sed 's|^\./||' |
+    grep -v '^test_lib.sh$')
+# The two runs side by side, but reproducible_build, which counts the threads of every process
+# named pahole, one run at a time.
+parallel=() serial=()
+for t in "${tests[@]}"; do
+    if [ "$t" = reproducible_build.sh ]; then serial+=("$t"); else parallel+=("$t"); fi
+done
+if [ ${#parallel[@]} -gt 0 ]; then
+    run upstream upstream "${parallel[@]}" &
+    run btforge "$work/bin/pahole" "${parallel[@]}"
+    wait
+fi
+for t in "${serial[@]}"; do
+    run upstream upstream "$t"
+    run btforge "$work/bin/pahole" "$t"
+done
+# One "TEST RESULT" line per test (pass, fail, skip) in $work/NAME.results.
+for name in upstream btforge; do
     gawk '/^== / { if (t != "") print t, r; t = $2; r = "pass"; next }
           /^FAILED: / { r = "fail" }
           /Skipping test/ { if (r == "pass") r = "skip" }
-          END { if (t != "") print t, r }' "$work/$2.log" > "$work/$2.results"
-    [ -s "$work/$2.results" ] || fail "$2: no test ran: $(tail -5 "$work/$2.log")"
-}
-tests=("$@")
-run upstream upstream
-run "$work/bin/pahole" btforge
+          END { if (t != "") print t, r }' "$work/$name.log" > "$work/$name.results"
+    [ -s "$work/$name.results" ] || fail "$name: no test ran: $(tail -5 "$work/$name.log")"
+done
 
 printf '%-36s %-9s %s\n' test upstream btforge
 broken=()
