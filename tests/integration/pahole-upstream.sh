@@ -22,7 +22,7 @@ for copy in upstream btforge; do
     done < <(find "$work/$copy" -type f ! -perm -u+x -size -64c)
 done
 mkdir "$work/bin"
-ln -s "$BTFORGE" "$work/bin/pahole"
+ln -s "$(readlink -f "$BTFORGE")" "$work/bin/pahole"
 
 # run NAME ENCODER TEST...: the suite's output appended to $work/NAME.log.
 run() {
@@ -57,6 +57,10 @@ for name in upstream btforge; do
           END { if (t != "") print t, r }' "$work/$name.log" > "$work/$name.results"
     [ -s "$work/$name.results" ] || fail "$name: no test ran: $(tail -5 "$work/$name.log")"
 done
+
+# Failing tests leave their data in /tmp ("Test data is in DIR"): remove what these runs left.
+sed -n 's|.*Test data is in \(/tmp/[A-Za-z0-9_.-]*\).*|\1|p' "$work/upstream.log" "$work/btforge.log" |
+    while read -r dir; do rm -rf "$dir"; done
 
 printf '%-36s %-9s %s\n' test upstream btforge
 broken=()
