@@ -21,6 +21,9 @@ commands:
   convert INPUT -o OUT   convert INPUT with a loader plugin and write it with an emitter plugin
   dump INPUT             print INPUT's types as 'bpftool btf dump file' does (--json: as -j)
   diff A B               compare the types of A and B by meaning, ids aside (exit 1: different)
+
+dump and diff read what a file carries: an ELF file's .BTF when it has one (as bpftool does),
+its DWARF otherwise or with -f dwarf; convert makes BTF from the DWARF (-f btf: the .BTF).
   plugins                list the plugins found, and the ones that failed to load
   pahole-compat ARGS     encode BTF as 'pahole ARGS' does (kernel builds; also as a 'pahole' link)
 
@@ -43,15 +46,20 @@ po::options_description globalOptions() {
 po::options_description convertOptions() {
     po::options_description d("convert options");
     d.add_options()("output,o", po::value<std::string>(), "output file ('-': standard output)")(
-        "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
-        "to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
+        "from,f", po::value<std::string>(),
+        "loader plugin (default: an ELF file's DWARF when it has some, else its .BTF; -f btf: "
+        "the .BTF)")("to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
         "features", po::value<std::string>(),
-        "comma-separated feature names, pahole's (default: pahole's default set)")(
+        "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
+        "optional feature; layout writes the 2026 kind-layout section; attributes, distilled_base: not implemented, warned about)")(
         "lang-exclude", po::value<std::string>()->default_value("rust"),
         "skip DWARF units of these languages (comma-separated; '' for none)")(
         "report-skipped", po::value<std::string>(),
         "write every function left out, with the reason, to FILE as JSON")(
+        "list-skipped",
+        "print one line per function left out on standard output, as pahole --verbose "
+        "('NAME : skipping BTF encoding of function due to REASON')")(
         "no-dedup", "keep every unit's types as read (to compare deduplicators)")(
         "nested-arrays",
         "DWARF: int m[3][4] as ARRAY of ARRAY, as LLVM writes it (default: one ARRAY of 12, as "
@@ -86,8 +94,10 @@ Expected<plugin::FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
 po::options_description dumpOptions() {
     po::options_description d("dump options");
     d.add_options()("json", "JSON as 'bpftool btf dump file X -j' prints it")(
-        "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
-        "base,B", po::value<std::string>(), "base BTF for split input");
+        "from,f", po::value<std::string>(),
+        "loader plugin (default: an ELF file's .BTF when it has one, as bpftool; its DWARF "
+        "otherwise; -f dwarf: the DWARF)")("base,B", po::value<std::string>(),
+                                           "base BTF for split input");
     return d;
 }
 
@@ -103,7 +113,8 @@ po::options_description diffOptions() {
     po::options_description d("diff options");
     auto add = d.add_options();
     add("from,f", po::value<std::string>(),
-        "loader plugin for both inputs (default: chosen from each input)");
+        "loader plugin for both inputs (default: an ELF file's .BTF when it has one, its DWARF "
+        "otherwise; -f dwarf: the DWARF)");
     add("from-a", po::value<std::string>(), "loader plugin for A (overrides -f)");
     add("from-b", po::value<std::string>(), "loader plugin for B (overrides -f)");
     add("base,B", po::value<std::string>(), "base BTF that both inputs continue (split BTF)");
@@ -156,6 +167,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     request.source.loader = optional<std::string>(vm, "from");
     request.source.base = optional<std::string>(vm, "base");
     if (isDump) {
+        request.source.carried = true;
         request.emitter = vm.count("json") ? "json" : "text";
         request.output = "-";
         return command;
@@ -189,6 +201,9 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     command.options.languageExclude = vm["lang-exclude"].as<std::string>();
     if (auto report = optional<std::string>(vm, "report-skipped"))
         request.reportSkipped = *report;
+    request.listSkipped = vm.count("list-skipped") > 0;
+    if (request.listSkipped && request.output == "-")
+        return Error::usage("convert: --list-skipped prints on standard output: use -o FILE");
     if (auto alt = optional<std::string>(vm, "dwarf-alt"))
         command.options.dwarfAlt = *alt;
     command.options.dedup = vm.count("no-dedup") == 0;
@@ -249,6 +264,7 @@ Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
     request.a.loader = vm.count("from-a") ? optional<std::string>(vm, "from-a") : both;
     request.b.loader = vm.count("from-b") ? optional<std::string>(vm, "from-b") : both;
     request.a.base = request.b.base = optional<std::string>(vm, "base");
+    request.a.carried = request.b.carried = true;
     request.json = vm.count("json") > 0;
     request.options.strictForwards = vm.count("strict-fwd") > 0;
     request.options.flattenArrays = vm.count("flatten-arrays") > 0;
@@ -354,12 +370,13 @@ Expected<Command> parse(int argc, const char* const* argv) {
     if (name == "convert" || name == "dump") {
         if (vm.count("help")) {
             command.action = InfoCommand{
-                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                               : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
-                                          "[-t EMITTER] [-B BASE]\n"
-                                          "                       [--features F,...] "
-                                          "[--keep NAME... | --drop NAME...]",
-                                          convertOptions())};
+                name == "dump"
+                    ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                    : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
+                               "[-t EMITTER] [-B BASE]\n"
+                               "                       [--features F,...] "
+                               "[--keep NAME... | --drop NAME...]",
+                               convertOptions())};
             return command;
         }
         auto conversion = parseConversion(name, args);

@@ -41,9 +41,11 @@ Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, Plug
                         "' (available: " + namesOf(registry, kind) + ")");
 }
 
-Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry,
-                                           const MappedFile& input) {
+Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry, const MappedFile& input,
+                                           bool carried) {
     const std::string& path = input.path();
+    if (carried && elf::looksLikeElf(input.bytes()) && elf::hasSection(input.bytes(), ".BTF"))
+        return requirePlugin(registry, PluginKind::Loader, "btf");
     plugin::InputProbe probe{path, input.bytes()};
 
     const LoadedPlugin* best = nullptr;
@@ -114,6 +116,12 @@ Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& requ
     auto features = FeatureSet::parse(session.options.features);
     if (!features)
         return std::move(features).error();
+    for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
+        const auto f = static_cast<Feature>(i);
+        if (features->has(f) && !FeatureSet::implemented(f))
+            session.diagnostics.warning("feature '" + std::string(FeatureSet::name(f)) +
+                                        "' is not implemented by btforge: ignored");
+    }
     if (auto downgraded = amend::downgrade(graph, *features))
         graph = std::move(*downgraded);
     if (features->has(Feature::GlobalVar) && loader == "btf") {
@@ -198,6 +206,9 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         return opened;
     if (outputs.report)
         session.skipReport = &outputs.reportText;
+    std::ostringstream skipLines;
+    if (request.listSkipped)
+        session.skipLines = &skipLines;
 
     std::string loader;
     auto loaded = loadGraph(registry, request.source, session, &loader, *input);
@@ -231,6 +242,11 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         if (written)
             written = outputs.main->commit();
     }
+    if (written && request.listSkipped) {
+        std::cout << skipLines.str() << std::flush;
+        if (!std::cout)
+            return Error::io("standard output: write failed");
+    }
     if (!written || !outputs.report)
         return written;
     // Input a loader makes no report for (BTF) leaves the file as it was.
@@ -258,7 +274,7 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         input = std::move(*opened);
     }
     auto loaderPlugin = source.loader ? requirePlugin(registry, PluginKind::Loader, *source.loader)
-                                      : chooseLoader(registry, *input);
+                                      : chooseLoader(registry, *input, source.carried);
     if (!loaderPlugin)
         return std::move(loaderPlugin).error();
     if (loaderName)

@@ -15,6 +15,9 @@ struct GraphSource {
     std::string input;
     std::optional<std::string> loader; // chosen by probing the input when absent
     std::optional<std::string> base;   // implicit for /sys/kernel/btf/<module>
+    // What the input carries (dump, diff): an ELF file's .BTF when it has one, as bpftool reads
+    // it, rather than the DWARF convert makes BTF from.
+    bool carried = false;
 };
 
 struct ConversionRequest {
@@ -27,6 +30,8 @@ struct ConversionRequest {
     bool inPlace = false;
     // --report-skipped: the file the skipped functions go to, as JSON; empty: none.
     std::string reportSkipped;
+    // --list-skipped: the skipped functions on standard output too, as pahole --verbose.
+    bool listSkipped = false;
     // --keep / --drop: the names a minimised output is made for (core/amend/TypeSelection).
     std::vector<std::string> keep;
     std::vector<std::string> drop;

@@ -13,6 +13,7 @@ packages=(
     dwz                                        # DWARF inputs: dwz partial units
     xz-utils                                   # pahole's reference BTF (shared/data) is .xz
     dwarves                                    # bench/run.sh: Debian's pahole to compare with
+    gawk                                       # upstream pahole's test suite (pahole-upstream)
     clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
     llvm-19-dev                                # the llvm-dwarf loader (LLVM DebugInfo)
     lld-19                                     # cross-program tests: clang's riscv64 and loongarch64 links

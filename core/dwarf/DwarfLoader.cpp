@@ -70,6 +70,8 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
     warnAbout(report, request.path, session.diagnostics);
     if (session.skipReport)
         writeSkipReport(report, *session.skipReport);
+    if (session.skipLines)
+        writeSkipLines(report, *session.skipLines);
     return graph;
 }
 

@@ -73,4 +73,14 @@ void writeSkipReport(const DwarfConversionReport& report, std::ostream& out) {
     out << "}}\n";
 }
 
+void writeSkipLines(const DwarfConversionReport& report, std::ostream& out) {
+    for (const SkippedFunction& s : report.skippedFunctions) {
+        // pahole's own words, its misspelling included, so that scripts matching them match.
+        const std::string_view reason = s.reason == "inconsistent prototype"
+                                            ? std::string_view("inconsistet prototype")
+                                            : std::string_view(s.reason);
+        out << s.name << " : skipping BTF encoding of function due to " << reason << '\n';
+    }
+}
+
 } // namespace btforge::dwarf

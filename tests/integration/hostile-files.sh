@@ -88,7 +88,8 @@ outputs)
     tail -c +14 "$work/log" | cmp -s - "$work/ref.btf" || fail "-o /dev/stdout >> LOG differs"
     # pahole-compat's --btf_encode_detached follows the same rules.
     ln -s detached.btf "$work/detached-link"
-    run 0 "$BTFORGE" pahole-compat -J --btf_encode_detached="$work/detached-link" "$program"
+    run 0 "$BTFORGE" pahole-compat -J --btf_features=default \
+        --btf_encode_detached="$work/detached-link" "$program"
     [ -L "$work/detached-link" ] && cmp -s "$work/detached.btf" "$work/ref.btf" ||
         fail "--btf_encode_detached through a link"
     # A character device (a null device of this test's own, root only) stays a device.

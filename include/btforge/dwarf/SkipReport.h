@@ -15,4 +15,8 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
 // {"skipped":[{"name":"...","reason":"..."},...],"counts":{"reason":N,...}}.
 void writeSkipReport(const DwarfConversionReport& report, std::ostream& out);
 
+// One line per skipped function, as pahole --verbose prints them (upstream's tests grep them):
+// "NAME : skipping BTF encoding of function due to REASON".
+void writeSkipLines(const DwarfConversionReport& report, std::ostream& out);
+
 } // namespace btforge::dwarf

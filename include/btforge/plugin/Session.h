@@ -76,6 +76,9 @@ struct Session {
     // --report-skipped: where a loader writes every function it left out, with the reason, as
     // JSON; the host writes it to the file once the whole run succeeded. Null: not asked for.
     std::ostream* skipReport = nullptr;
+    // --list-skipped: where a loader writes one line per function it left out, in pahole
+    // --verbose's words ("NAME : skipping BTF encoding of function due to REASON"). Null: none.
+    std::ostream* skipLines = nullptr;
 };
 
 } // namespace btforge::plugin
