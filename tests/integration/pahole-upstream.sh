@@ -10,6 +10,8 @@ shift 2
 require_file "$tools/run-tests-with" "upstream pahole and its tests, in ../shared/tools"
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 command -v gawk > /dev/null || skip "the suite needs gawk (scripts/install-deps.sh)"
+# A test of behaviour that runs btforge on the vmlinux a dozen times: the release build's job.
+[ "${BTFORGE_SANITIZED:-0}" != 1 ] || skip "run by the release build only (minutes under ASan)"
 
 # One writable copy per run (the tests build tests/bin there). Symbolic links (pfunct, pdwtags,
 # lib/*.so.1) are kept in TOOLS as small text files naming the file they point to.
