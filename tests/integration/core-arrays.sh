@@ -26,6 +26,7 @@ grep -q 'relo #[0-9]*: matching candidate .*psi_group.total\[7\]' "$work/ours.lo
     fail "psi_group.total[7] does not relocate against btforge's BTF"
 ! grep -q 'no matching targets' "$work/ours.log" || fail "a relocation finds no target"
 
+[ "${BTFORGE_SANITIZED:-0}" != 1 ] || exit 0 # the counter-check below: release build only
 "$BTFORGE" --quiet convert --nested-arrays "$vmlinux" -o "$work/nested.btf"
 relocate "$work/nested.btf" > "$work/nested.log"
 grep -q 'no matching targets' "$work/nested.log" ||
