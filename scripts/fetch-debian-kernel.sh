@@ -1,15 +1,35 @@
 #!/usr/bin/env bash
-# Fetches the Debian cloud kernel with full DWARF (the reference input of the tests and the
-# benchmark) and unpacks vmlinux and a few modules into a cache outside the repository:
-#   $BTFORGE_CACHE/debian-6.1.0-56-cloud-amd64/{vmlinux,modules/*.ko}
-# Idempotent: does nothing when the files are already there.
+# fetch-debian-kernel.sh [ARCH]: fetches a Debian kernel with full DWARF (the reference inputs of
+# the tests and the benchmark) and unpacks vmlinux and a few modules into a cache outside the
+# repository:
+#   $BTFORGE_CACHE/debian-VERSION/{vmlinux,modules/*.ko}
+# ARCH is a Debian architecture: amd64 (the default), arm64 or s390x (big-endian). A foreign
+# architecture is added to dpkg so that apt-get can download its package (nothing is installed).
+# Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
 
-version=6.1.0-56-cloud-amd64
+arch=${1:-amd64}
+case "$arch" in
+amd64)
+    version=6.1.0-56-cloud-amd64
+    modules=(fs/xfs/xfs fs/btrfs/btrfs arch/x86/kvm/kvm net/netfilter/nf_tables drivers/net/virtio_net)
+    ;;
+arm64)
+    version=6.1.0-56-cloud-arm64
+    modules=(fs/xfs/xfs net/netfilter/nf_tables)
+    ;;
+s390x)
+    version=6.1.0-47-s390x
+    modules=(fs/xfs/xfs net/netfilter/nf_tables)
+    ;;
+*)
+    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x)" >&2
+    exit 2
+    ;;
+esac
 package=linux-image-$version-dbg
 cache=${BTFORGE_CACHE:-/var/cache/btforge}
 dest=$cache/debian-$version
-modules=(fs/xfs/xfs fs/btrfs/btrfs arch/x86/kvm/kvm net/netfilter/nf_tables drivers/net/virtio_net)
 
 have_all() {
     [ -s "$dest/vmlinux" ] || return 1
@@ -21,11 +41,19 @@ mkdir -p "$cache" "$dest/modules"
 cd "$cache"
 deb=$(ls "${package}"_*.deb 2> /dev/null | head -n 1 || true)
 if [ -z "$deb" ]; then
-    echo "fetching $package (about 280 MB) into $cache" >&2
-    if ! apt-get download "$package" >&2; then
-        apt-get update -qq >&2
-        apt-get download "$package" >&2 || {
-            echo "error: Debian no longer serves $package; 'apt-cache depends linux-image-cloud-amd64-dbg' names the current one" >&2
+    echo "fetching $package (about 300 MB) into $cache" >&2
+    target=$package
+    if [ "$arch" != "$(dpkg --print-architecture)" ]; then
+        target=$package:$arch
+        if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+            dpkg --add-architecture "$arch"
+            apt-get update -qq >&2 || true # another architecture's index may fail; ours is checked below
+        fi
+    fi
+    if ! apt-get download "$target" >&2; then
+        apt-get update -qq >&2 || true
+        apt-get download "$target" >&2 || {
+            echo "error: Debian no longer serves $target; 'apt-cache search linux-image-6.1.0.*-dbg' names the current ones" >&2
             exit 1
         }
     fi

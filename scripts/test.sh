@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, fetches the Debian reference kernel, then
+# The whole test suite: installs what is missing, fetches the Debian reference kernels (amd64,
+# arm64, s390x), then
 #  1. an ASan+UBSan build runs every test,
 #  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the DWARF
 #     loader on small ELF files with DWARF,
@@ -10,6 +11,8 @@ build=$root/build
 mkdir -p "$build"
 "$root/scripts/install-deps.sh"
 "$root/scripts/fetch-debian-kernel.sh"
+"$root/scripts/fetch-debian-kernel.sh" arm64
+"$root/scripts/fetch-debian-kernel.sh" s390x
 
 run_ctest() {
     (cd "$1" && ctest --output-on-failure --timeout 1500 -j 2)

@@ -20,7 +20,7 @@ ir::TypeGraph rebuild(const ir::TypeGraph& graph, const RebuildPlan& plan,
     };
 
     ir::TypeGraph out(graph.sharedBase());
-    out.setByteOrder(graph.byteOrder());
+    out.setTargetAs(graph);
     out.reserve(next - first);
     dedup::detail::ListScratch changed, copied;
     for (ir::TypeId id = first; id < graph.endId(); ++id) {

@@ -238,6 +238,23 @@ private:
     std::vector<ir::VarSecInfo> entries_;
 };
 
+// BTF does not say how wide a pointer is; its `long` does (the kernel's and every C ABI btforge
+// knows has pointer-sized longs). A file without one keeps its base's, or the default.
+void judgePointerSize(ir::TypeGraph& graph) {
+    for (ir::TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+        if (graph.kind(id) != ir::Kind::Int)
+            continue;
+        auto type = graph.getAs<ir::IntType>(id);
+        std::string_view name = graph.str(type.name);
+        if ((type.size == 4 || type.size == 8) &&
+            (name == "long" || name == "long int" || name == "unsigned long" ||
+             name == "long unsigned int" || name == "unsigned long int")) {
+            graph.setPointerSize(static_cast<uint8_t>(type.size));
+            return;
+        }
+    }
+}
+
 Expected<ir::TypeGraph> Reader::read() {
     for (auto step :
          {&Reader::readHeader, &Reader::readStrings, &Reader::findRecords, &Reader::decodeRecords,
@@ -246,6 +263,7 @@ Expected<ir::TypeGraph> Reader::read() {
             return std::move(done).error();
     }
     graph_.setByteOrder(order_);
+    judgePointerSize(graph_);
     return std::move(graph_);
 }
 

@@ -87,7 +87,7 @@ public:
 
     ir::TypeGraph build() const {
         ir::TypeGraph out(graph_.sharedBase());
-        out.setByteOrder(graph_.byteOrder());
+        out.setTargetAs(graph_);
         out.reserve(entries_.size());
         auto map = [&](TypeId id) {
             return graph_.isOwn(id) ? out.firstId() + newIndex_[id - graph_.firstId()] : id;

@@ -12,9 +12,12 @@
 #include "TypeLabel.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 namespace btforge::dedup {
 namespace {
@@ -153,10 +156,16 @@ struct GraphMerger::State {
                                         plugin::TaskRunner* tasks) const;
     uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                        plugin::TaskRunner* tasks);
+    uint32_t refine(std::span<const TypeId> named, std::vector<NameGroup>& groups,
+                    std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                    plugin::TaskRunner* tasks);
+    bool addContextualGroups(std::span<const uint32_t> block, std::vector<TypeId>& named,
+                             std::vector<NameGroup>& groups) const;
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
 
     std::shared_ptr<const TypeGraph> base;
+    Declarations declarations = Declarations::ByContext;
     TypeGraph merged; // over `base`
     TypeId firstOwn;
     std::vector<TypeId> baseRep;         // base id -> smallest equivalent base id
@@ -223,7 +232,7 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     const uint32_t count = unit.unit_->ownCount();
     if (!base && unitOrder < byteOrderUnit) {
         byteOrderUnit = unitOrder;
-        merged.setByteOrder(unit.unit_->byteOrder());
+        merged.setTargetAs(*unit.unit_);
     }
     map.assign(count + 1, kUnmapped);
     map[ir::kVoidType] = ir::kVoidType;
@@ -576,14 +585,137 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> 
     return hashes;
 }
 
+// libbpf's dedup, which pahole encodes kernels with, takes a declaration for a definition of its
+// name when a type using the declaration is otherwise equal to one using that definition: most
+// units see `struct of_bus;` in struct of_pci_range_parser, the one defining it sees one of two
+// different struct of_bus. So a declaration of a name with several definitions joins one of
+// them when every type that differs from another only there pairs it with that one definition:
+// a new open group of the two. Returns whether there is one.
+bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
+                                             std::vector<TypeId>& named,
+                                             std::vector<NameGroup>& groups) const {
+    std::unordered_map<TypeId, uint32_t> closedDeclarations; // FWD -> its group
+    for (uint32_t g = 0; g < groups.size(); ++g) {
+        for (uint32_t i = groups[g].declarations; !groups[g].open && i < groups[g].end; ++i) {
+            if (merged.kind(named[i]) == Kind::Fwd)
+                closedDeclarations.emplace(named[i], g);
+        }
+    }
+    if (closedDeclarations.empty())
+        return false;
+    auto isDefinitionOf = [&](TypeId definition, TypeId declaration) {
+        const NameGroup& group = groups[closedDeclarations.at(declaration)];
+        return std::find(named.begin() + group.first, named.begin() + group.declarations,
+                         definition) != named.begin() + group.declarations;
+    };
+    // Follows two member types through the unnamed wrappers they share until they meet in one
+    // class, or end in a closed declaration against one of its definitions (noted in `pairs`).
+    std::vector<std::pair<TypeId, TypeId>> pairs;
+    auto sameButDeclarations = [&](TypeId a, TypeId b) {
+        for (int depth = 0; depth < 16; ++depth) {
+            a = canonical(a);
+            b = canonical(b);
+            if (block[a] == block[b])
+                return true;
+            const Kind kind = merged.kind(a);
+            if (kind != merged.kind(b)) {
+                if (closedDeclarations.contains(b))
+                    std::swap(a, b);
+                if (!closedDeclarations.contains(a) || !isDefinitionOf(b, a))
+                    return false;
+                pairs.emplace_back(a, b);
+                return true;
+            }
+            bool wrapper = kind == Kind::Ptr || kind == Kind::Const || kind == Kind::Volatile ||
+                           kind == Kind::Restrict || kind == Kind::Array;
+            if (!wrapper || merged.nameId(a) != ir::kNoName || merged.nameId(b) != ir::kNoName)
+                return false;
+            if (kind == Kind::Array &&
+                merged.getAs<ir::ArrayType>(a).count != merged.getAs<ir::ArrayType>(b).count)
+                return false;
+            a = merged.target(a);
+            b = merged.target(b);
+        }
+        return false;
+    };
+    auto membersOf = [&](TypeId id) {
+        return merged.visit(id, [](const auto& t) -> std::span<const ir::Member> {
+            if constexpr (requires { t.members; })
+                return t.members;
+            else
+                return {};
+        });
+    };
+    // Named structs and unions by what must be equal for a pairing: kind, name, size, members.
+    std::map<std::tuple<Kind, std::string_view, uint32_t, size_t>, std::vector<TypeId>> alike;
+    for (TypeId id = 1; id < merged.endId(); ++id) {
+        const Kind kind = merged.kind(id);
+        if ((kind == Kind::Struct || kind == Kind::Union) && !isHidden(id) &&
+            merged.nameId(id) != ir::kNoName) {
+            alike[{kind, merged.name(id), *ir::sizeOf(merged, id), membersOf(id).size()}].push_back(
+                id);
+        }
+    }
+    std::map<TypeId, std::set<uint32_t>> proposals; // declaration -> blocks of definitions
+    std::map<TypeId, TypeId> proposedDefinition;    // declaration -> one such definition
+    for (const auto& [key, ids] : alike) {
+        for (size_t i = 0; i < ids.size(); ++i) {
+            for (size_t j = i + 1; j < ids.size(); ++j) {
+                if (block[ids[i]] == block[ids[j]])
+                    continue;
+                auto a = membersOf(ids[i]);
+                auto b = membersOf(ids[j]);
+                pairs.clear();
+                bool same = true;
+                for (size_t m = 0; same && m < a.size(); ++m) {
+                    same = a[m].name == b[m].name && a[m].bitOffset == b[m].bitOffset &&
+                           a[m].bitfieldSize == b[m].bitfieldSize &&
+                           sameButDeclarations(a[m].type, b[m].type);
+                }
+                if (!same)
+                    continue;
+                for (const auto& [declaration, definition] : pairs) {
+                    proposals[declaration].insert(block[definition]);
+                    proposedDefinition.emplace(declaration, definition);
+                }
+            }
+        }
+    }
+    std::map<TypeId, std::vector<TypeId>> joining; // definition -> the declarations joining it
+    for (const auto& [declaration, blocks] : proposals) {
+        if (blocks.size() == 1)
+            joining[proposedDefinition.at(declaration)].push_back(declaration);
+    }
+    for (const auto& [definition, joiners] : joining) {
+        const auto at = static_cast<uint32_t>(named.size());
+        named.push_back(definition);
+        named.insert(named.end(), joiners.begin(), joiners.end());
+        const NameGroup& closed = groups[closedDeclarations.at(joiners.front())];
+        groups.push_back({detail::combine(closed.nominalHash, definition), at, at + 1,
+                          static_cast<uint32_t>(named.size()), true});
+    }
+    return !joining.empty();
+}
+
 // The coarsest stable partition of the world in which each declaration joins its definitions
-// when they all end in one class (`resolved` says which did). Returns the number of blocks.
+// when they all end in one class (`resolved` says which did), declarations of names with
+// several definitions included where the types using them say which (addContextualGroups).
+// Returns the number of blocks.
 uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                                        plugin::TaskRunner* tasks) {
-    const TypeId end = merged.endId();
     std::vector<TypeId> named;
     std::vector<NameGroup> groups;
     findNameGroups(named, groups);
+    uint32_t blocks = refine(named, groups, block, resolved, tasks);
+    if (declarations == Declarations::ByContext && addContextualGroups(block, named, groups))
+        blocks = refine(named, groups, block, resolved, tasks);
+    return blocks;
+}
+
+uint32_t GraphMerger::State::refine(std::span<const TypeId> named, std::vector<NameGroup>& groups,
+                                    std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                                    plugin::TaskRunner* tasks) {
+    const TypeId end = merged.endId();
     detail::Aliases aliases;
     {
         const std::vector<uint64_t> hashes = nominalHashes(named, groups, tasks);
@@ -657,7 +789,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
 
     auto finalId = [&](TypeId id) { return finalOf[block[canonical(id)]]; };
     Result result{TypeGraph(base), {}};
-    result.graph.setByteOrder(merged.byteOrder());
+    result.graph.setTargetAs(merged);
     result.graph.reserve(fresh.size());
     auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };
     for (uint32_t cls : fresh)
@@ -679,8 +811,10 @@ size_t GraphMerger::State::memoryUsage() const {
 
 // --- GraphMerger ---
 
-GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base)
-    : state_(std::make_unique<State>(std::move(base))) {}
+GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base, Declarations declarations)
+    : state_(std::make_unique<State>(std::move(base))) {
+    state_->declarations = declarations;
+}
 GraphMerger::GraphMerger(GraphMerger&&) noexcept = default;
 GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
 GraphMerger::~GraphMerger() = default;

@@ -42,9 +42,14 @@ public:
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
                  const DwarfConversionOptions& options, DwarfConversionReport& report)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          arrays_(base ? arrayShapeOf(*base) : ArrayShape::Nested), merger_(base), appended_(base),
+          merger_(base), appended_(base),
           appendedObservations_(options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
+        partialRules_.arrays = base ? arrayShapeOf(*base) : ArrayShape::Nested;
+        partialRules_.target = elf.target();
+        partialRules_.convention = callingConventionOf(elf.target());
+        rules_ = partialRules_;
+        rules_.observe = hasFunctionSymbol_;
         if (base)
             indexBaseDefinitions(*base);
     }
@@ -99,8 +104,7 @@ private:
         } else {
             // Most definitions are of static inline functions with no symbol: nothing can
             // attach to them, so they are not observed at all.
-            MappedUnit mapped =
-                mapUnit(dies, static_cast<uint32_t>(index), arrays_, hasFunctionSymbol_);
+            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index), rules_);
             reader_.releaseUnit(index);
             mergeUnit(index, std::move(mapped));
         }
@@ -129,7 +133,8 @@ private:
                   [](const UnitDies& a, const UnitDies& b) { return a.unitOffset < b.unitOffset; });
         for (size_t k = 1; k < units.size(); ++k)
             units[0].append(units[k]);
-        MappedUnit mapped = mapUnit(units[0], static_cast<uint32_t>(partial.front()), arrays_);
+        MappedUnit mapped =
+            mapUnit(units[0], static_cast<uint32_t>(partial.front()), partialRules_);
         for (size_t i : partial)
             reader_.releaseUnit(i);
         mergeUnit(partial.front(), std::move(mapped));
@@ -338,10 +343,12 @@ private:
     plugin::Session& session_;
     const DwarfConversionOptions& options_;
     DwarfConversionReport& report_;
-    const ArrayShape arrays_;
     const FunctionFilter hasFunctionSymbol_ = [this](std::string_view name) {
         return !elf_.functionsNamed(name).empty();
     };
+    // Partial and type units are observed whole: what they define is looked up later.
+    MappingRules partialRules_;
+    MappingRules rules_;
     std::mutex mutex_; // the merger, and what merging adds to (report_, exported_, observations_)
     std::mutex queueMutex_;
     std::deque<std::unique_ptr<PendingMerge>> queued_;
@@ -580,6 +587,12 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
                                      plugin::Session& session,
                                      const DwarfConversionOptions& options,
                                      DwarfConversionReport& report) {
+    if (const CallingConvention* cc = callingConventionOf(elf.target()))
+        report.registerCheck = "made for " + elf.target().describe() + " against the " +
+                               std::string(cc->name) + " argument registers (units built by gcc)";
+    else
+        report.registerCheck =
+            "not made: btforge knows no calling convention for " + elf.target().describe();
     UnitPipeline pipeline(reader, elf, std::move(base), session, options, report);
     if (auto ran = pipeline.run(); !ran)
         return std::move(ran).error();

@@ -36,6 +36,9 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
     if (report.unresolvedReferences)
         diagnostics.warning(path + ": " + std::to_string(report.unresolvedReferences) +
                             " reference(s) into units that could not be read, encoded as void");
+    if (report.registerCheck.starts_with("not made"))
+        diagnostics.warning(path + ": parameter register check " + report.registerCheck +
+                            "; no function is skipped for an unexpected register");
 }
 
 Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::string& path) {
@@ -60,7 +63,9 @@ Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::s
         out << '}';
         ++counts[s.reason];
     }
-    out << "\n],\"counts\":{";
+    out << "\n],\"register_check\":";
+    writeJsonString(out, report.registerCheck);
+    out << ",\"counts\":{";
     bool first = true;
     for (const auto& [reason, count] : counts) {
         out << (first ? "" : ",");

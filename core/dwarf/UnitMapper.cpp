@@ -167,10 +167,12 @@ private:
 
 class Mapper {
 public:
-    Mapper(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays,
-           const FunctionFilter& observe)
-        : unit_(unit), unitOrder_(unitOrder), arrays_(arrays), observe_(observe),
-          index_(unit.dies) {}
+    Mapper(const UnitDies& unit, uint32_t unitOrder, const MappingRules& rules)
+        : unit_(unit), unitOrder_(unitOrder), arrays_(rules.arrays), observe_(rules.observe),
+          target_(rules.target), convention_(rules.convention), index_(unit.dies) {
+        out_.graph.setByteOrder(target_.byteOrder);
+        out_.graph.setPointerSize(target_.pointerSize);
+    }
 
     MappedUnit run() {
         const size_t n = unit_.dies.size();
@@ -456,10 +458,14 @@ private:
         if (die.has(kHasBitSize)) {
             m.bitfieldSize = static_cast<uint32_t>(die.bitSize);
             if (die.has(kHasBitOffset)) {
-                // DWARF 2-4 count from the most significant bit of the storage unit; on a
-                // little-endian target that is storage bits - bit_offset - bit_size from its start.
-                uint64_t storage = die.has(kHasByteSize) ? die.byteSize : byteSizeOf(die.type);
-                bitOffset += storage * 8 - die.bitOffset - die.bitSize;
+                // DWARF 2-4 count from the most significant bit of the storage unit. That is
+                // its first bit on a big-endian target; on a little-endian one, its last.
+                if (target_.isBigEndian()) {
+                    bitOffset += die.bitOffset;
+                } else {
+                    uint64_t storage = die.has(kHasByteSize) ? die.byteSize : byteSizeOf(die.type);
+                    bitOffset += storage * 8 - die.bitOffset - die.bitSize;
+                }
             }
         }
         m.bitOffset = static_cast<uint32_t>(bitOffset);
@@ -602,16 +608,40 @@ private:
         return param.entryValueRegister == 0xff ? -1 : param.entryValueRegister;
     }
 
-    bool isStructType(DieOffset type) const {
+    // A parameter's type as the calling convention sees it, through typedefs and qualifiers.
+    ArgumentShape argumentShape(DieOffset type) const {
+        ArgumentShape shape;
         for (int hops = 0; hops < 64; ++hops) {
             const Die* d = dieAt(type);
             if (!d)
-                return false;
-            if (d->tag != DW_TAG_typedef && d->tag != DW_TAG_const_type)
-                return d->tag == DW_TAG_structure_type || d->tag == DW_TAG_class_type;
-            type = d->type;
+                return shape;
+            switch (d->tag) {
+            case DW_TAG_typedef:
+            case DW_TAG_const_type:
+            case DW_TAG_volatile_type:
+            case DW_TAG_restrict_type:
+            case DW_TAG_atomic_type:
+                type = d->type;
+                continue;
+            case DW_TAG_structure_type:
+            case DW_TAG_class_type:
+            case DW_TAG_union_type:
+                shape.isAggregate = true;
+                break;
+            case DW_TAG_base_type:
+                shape.isFloat = d->encoding == DW_ATE_float || d->encoding == DW_ATE_complex_float;
+                break;
+            default:
+                break;
+            }
+            bool pointerLike = d->tag == DW_TAG_pointer_type || d->tag == DW_TAG_reference_type ||
+                               d->tag == DW_TAG_rvalue_reference_type;
+            shape.size = d->has(kHasByteSize) ? d->byteSize
+                         : pointerLike        ? unit_.addressSize
+                                              : byteSizeOf(d->type);
+            return shape;
         }
-        return false;
+        return shape;
     }
 
     // Every definition of a function is an observation: out-of-line code (low_pc or ranges),
@@ -650,10 +680,12 @@ private:
         std::vector<uint32_t> declared =
             abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
         std::vector<uint32_t> params = formalParameters(die);
-        bool checkRegisters = !unit_.isClang();
-        bool anyStruct = false;
+        // clang units are not checked: clang describes moved parameters with DW_CC_nocall.
+        std::optional<ArgumentRegisters> registers;
+        if (convention_ && !unit_.isClang())
+            registers.emplace(*convention_);
+        bool anyAggregate = false;
         bool anyUnexpected = false;
-        uint64_t slot = 0;
         for (size_t p = 0; p < params.size(); ++p) {
             const Die& param = unit_.dies[params[p]];
             const Die* origin = dieAt(param.abstractOrigin);
@@ -666,31 +698,31 @@ private:
             }
             DieOffset type = param.type != kNoDie ? param.type : origin ? origin->type : kNoDie;
             po.type = resolve(type);
-            anyStruct |= isStructType(type);
+            ArgumentShape shape = argumentShape(type);
+            anyAggregate |= shape.isAggregate;
             if (origin) {
                 auto it = std::find(declared.begin(), declared.end(), indexOf(*origin));
                 if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
                     fo.facts |= kFunctionReorderedParams;
             }
+            int expected = registers ? registers->next(shape) : ArgumentRegisters::kNotInRegister;
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
-            } else if (checkRegisters && slot < std::size(kX86_64ArgumentRegisters)) {
+            } else if (expected != ArgumentRegisters::kNotInRegister) {
                 int reg = argumentRegister(param);
                 if (reg < 0)
                     po.facts |= kParamOptimizedOut;
-                else if (reg != kX86_64ArgumentRegisters[slot])
+                else if (reg != expected)
                     po.facts |= kParamUnexpectedRegister;
             }
-            // Aggregates over 8 bytes take one register per eightbyte; over 16 they go in memory.
-            uint64_t size = byteSizeOf(type);
-            slot += size > 8 && size <= 16 ? (size + 7) / 8 : 1;
             if (po.facts & kParamOptimizedOut)
                 fo.facts |= kFunctionOptimizedParams;
             anyUnexpected |= (po.facts & kParamUnexpectedRegister) != 0;
             obs.params.push_back(po);
         }
-        // A struct argument shifts what follows in ways the simple slot count does not model.
-        if (anyUnexpected && !anyStruct)
+        // An aggregate argument shifts what follows in ways the register model does not
+        // follow closely enough (classification by member types, alignment).
+        if (anyUnexpected && !anyAggregate)
             fo.facts |= kFunctionUnexpectedRegister;
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
         for (const Die* d : f.chain) {
@@ -774,6 +806,8 @@ private:
     uint32_t unitOrder_;
     ArrayShape arrays_;
     const FunctionFilter& observe_;
+    const elf::Target& target_;
+    const CallingConvention* convention_;
     DieIndex index_;
     MappedUnit out_;
     std::vector<TypeId> dieType_;
@@ -788,9 +822,8 @@ private:
 
 } // namespace
 
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays,
-                   const FunctionFilter& observe) {
-    return Mapper(unit, unitOrder, arrays, observe).run();
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, const MappingRules& rules) {
+    return Mapper(unit, unitOrder, rules).run();
 }
 
 void UnitDies::clear() {

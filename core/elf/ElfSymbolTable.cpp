@@ -56,7 +56,10 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     auto table = std::make_shared<ElfSymbolTable>();
     table->file_ = file;
     table->relocatable_ = ehdr.e_type == ET_REL;
-    table->bigEndian_ = ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+    auto target = targetOf(image);
+    if (!target)
+        return elfError(fileName, "invalid ELF class or data encoding");
+    table->target_ = *target;
     Elf_Scn* symtab = nullptr;
     GElf_Shdr symtabHeader{};
     for (Elf_Scn* scn = elf_nextscn(e.get(), nullptr); scn; scn = elf_nextscn(e.get(), scn)) {

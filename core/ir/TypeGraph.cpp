@@ -16,6 +16,7 @@ TypeGraph::TypeGraph(std::shared_ptr<const TypeGraph> base)
         strings_ = std::make_shared<StringPool>(base_->strings_);
         firstId_ = base_->endId();
         byteOrder_ = base_->byteOrder_;
+        pointerSize_ = base_->pointerSize_;
     } else {
         strings_ = std::make_shared<StringPool>();
     }
@@ -225,7 +226,7 @@ std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id) {
         case Kind::Datasec:
             return sized(graph.getAs<DatasecType>(id).size);
         case Kind::Ptr:
-            return sized(8);
+            return sized(graph.pointerSize());
         case Kind::Array: {
             auto array = graph.getAs<ArrayType>(id);
             multiplier *= array.count;

@@ -267,7 +267,8 @@ struct AttributeDecoder {
     // through libdw. False when the expression cannot be read.
     bool storeExpression(const Attribute& attr, std::span<const uint8_t> bytes) {
         auto first = static_cast<uint32_t>(unit.locationOps.size());
-        Decoded decoded = decodeExpression(bytes, unit.addressSize, unit.locationOps);
+        Decoded decoded =
+            decodeExpression(bytes, unit.addressSize, forms.bigEndian, unit.locationOps);
         if (decoded == Decoded::Ok) {
             die.locationFirst = first;
             die.locationCount = static_cast<uint32_t>(unit.locationOps.size()) - first;
@@ -287,7 +288,8 @@ struct AttributeDecoder {
         if (die.entryValueRegister != 0xff)
             return;
         context.scratchOps->clear();
-        if (decodeExpression(bytes, unit.addressSize, (*context.scratchOps)) == Decoded::Ok)
+        if (decodeExpression(bytes, unit.addressSize, forms.bigEndian, *context.scratchOps) ==
+            Decoded::Ok)
             die.entryValueRegister = entryValueRegister((*context.scratchOps));
     }
 
@@ -314,14 +316,15 @@ struct AttributeDecoder {
             uint64_t slot = context.locations->listsBase + offset * 4;
             if (slot + 4 > context.locations->lists.size())
                 return;
-            uint32_t relative;
-            std::memcpy(&relative, context.locations->lists.data() + slot, 4);
+            auto relative =
+                Cursor(std::span(context.locations->lists).subspan(slot, 4), forms.bigEndian)
+                    .fixed(4);
             offset = context.locations->listsBase + relative;
         }
         bool first = true;
         forEachLocationEntry(
             unit.version >= 5 ? context.locations->lists : context.locations->oldLists, offset,
-            unit.version, unit.addressSize, [&](std::span<const uint8_t> bytes) {
+            unit.version, unit.addressSize, forms.bigEndian, [&](std::span<const uint8_t> bytes) {
                 context.locations->touched(bytes);
                 if (first && storeExpression(attr, bytes))
                     die.flags |= kLocationKnown;
@@ -354,9 +357,10 @@ struct AttributeDecoder {
         case DW_FORM_block4: {
             Dwarf_Block block;
             if (dwarf_formblock(attr.lib(), &block) == 0) {
-                uint64_t value = 0;
-                std::memcpy(&value, block.data, std::min<size_t>(block.length, 8));
-                die.constValue = value;
+                // A constant in a block is in the target's byte order; only its first 8 bytes
+                // fit the IR.
+                size_t length = std::min<size_t>(block.length, 8);
+                die.constValue = Cursor({block.data, length}, forms.bigEndian).fixed(length);
                 die.flags |= kHasConstValue;
             }
             return;

@@ -7,9 +7,9 @@
 
 namespace btforge::dwarf {
 
-Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
+Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize, bool bigEndian,
                          std::vector<LocationOp>& ops) {
-    Cursor in(bytes);
+    Cursor in(bytes, bigEndian);
     while (!in.atEnd()) {
         uint8_t atom = static_cast<uint8_t>(in.fixed(1));
         LocationOp op{atom, 0, 0};
@@ -97,11 +97,11 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
 }
 
 bool forEachLocationEntry(std::span<const uint8_t> section, uint64_t offset, uint16_t version,
-                          uint8_t addressSize,
+                          uint8_t addressSize, bool bigEndian,
                           const std::function<void(std::span<const uint8_t>)>& visit) {
     if (offset >= section.size())
         return false;
-    Cursor in(section.subspan(offset));
+    Cursor in(section.subspan(offset), bigEndian);
     // A list has one entry per address range of a variable's life: a few dozen at most. The
     // bound keeps a malformed list from running through the whole section.
     for (int entries = 0; entries < 4096 && in.ok() && !in.atEnd(); ++entries) {

@@ -19,14 +19,15 @@ enum class Decoded : uint8_t {
 };
 
 // Appends the operations of one expression to `ops`. Operations after one this decoder does not
-// know are not appended (their operand sizes are unknown); the ones before it are.
-Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize,
+// know are not appended (their operand sizes are unknown); the ones before it are. Fixed-size
+// operands are in the file's byte order.
+Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize, bool bigEndian,
                          std::vector<LocationOp>& ops);
 
 // Calls visit(expression bytes) for each entry of the location list at `offset`: DWARF 5
 // .debug_loclists entries when version >= 5, else .debug_loc pairs. False when malformed.
 bool forEachLocationEntry(std::span<const uint8_t> section, uint64_t offset, uint16_t version,
-                          uint8_t addressSize,
+                          uint8_t addressSize, bool bigEndian,
                           const std::function<void(std::span<const uint8_t>)>& visit);
 
 } // namespace btforge::dwarf

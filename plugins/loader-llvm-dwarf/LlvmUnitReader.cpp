@@ -148,7 +148,8 @@ struct AttributeDecoder {
             if (op.isError() && op.getCode() == kGnuParameterRef && at + 5 <= bytes.size()) {
                 // gcc writes it for parameters of clones; LLVM 19 does not know it. Its operand
                 // is 4 bytes; decoding goes on after it.
-                std::memcpy(&out.number, bytes.data() + at + 1, 4); // little-endian hosts only
+                uint64_t operand = at + 1;
+                out.number = data.getU32(&operand); // in the unit's byte order
                 ops.push_back(out);
                 std::optional<uint64_t> rest;
                 if (sectionOffset)
@@ -299,8 +300,12 @@ struct AttributeDecoder {
         case dw::DW_FORM_block2:
         case dw::DW_FORM_block4:
             if (auto block = blockOf(value)) {
+                // In the target's byte order; only the first 8 bytes fit the IR.
+                const size_t length = std::min<size_t>(block->size(), 8);
+                const bool little = llvmUnit.isLittleEndian();
                 uint64_t number = 0;
-                std::memcpy(&number, block->data(), std::min<size_t>(block->size(), 8));
+                for (size_t i = 0; i < length; ++i)
+                    number |= uint64_t((*block)[little ? i : length - 1 - i]) << (8 * i);
                 die.constValue = number;
                 die.flags |= kHasConstValue;
             }

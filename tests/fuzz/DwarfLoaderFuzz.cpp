@@ -18,6 +18,7 @@ using Reader = btforge::dwarf::LibdwUnitReader;
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -73,8 +74,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         else if (dies.unitOffset > partial.dies.back().offset)
             partial.append(dies);
     }
+    // The input's own target, so that big-endian and 32-bit rules are fuzzed too.
+    dwarf::MappingRules rules;
+    if (auto target = elf::targetOf(std::as_bytes(std::span(data, size)))) {
+        rules.target = *target;
+        rules.convention = dwarf::callingConventionOf(*target);
+    }
     auto map = [&](const dwarf::UnitDies& unit, size_t index) {
-        dwarf::MappedUnit mapped = dwarf::mapUnit(unit, static_cast<uint32_t>(index));
+        dwarf::MappedUnit mapped = dwarf::mapUnit(unit, static_cast<uint32_t>(index), rules);
         for (const dwarf::FunctionObservation& f : mapped.observations.functions) {
             if (f.hasLowPc)
                 (void)units.locate(f.lowPc);

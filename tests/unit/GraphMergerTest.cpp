@@ -23,12 +23,14 @@ using dedup::GraphMerger;
 namespace {
 
 // Merges units[i] with unitOrder i, in the order `order` gives (input order when empty).
-GraphMerger::Result mergeAll(const std::vector<TypeGraph>& units, std::vector<size_t> order = {}) {
+GraphMerger::Result
+mergeAll(const std::vector<TypeGraph>& units, std::vector<size_t> order = {},
+         GraphMerger::Declarations declarations = GraphMerger::Declarations::ByContext) {
     if (order.empty()) {
         order.resize(units.size());
         std::iota(order.begin(), order.end(), 0);
     }
-    GraphMerger merger;
+    GraphMerger merger(nullptr, declarations);
     for (size_t i : order)
         merger.merge(units[i], static_cast<uint32_t>(i));
     return std::move(merger).finish();
@@ -572,6 +574,47 @@ TEST_CASE("GraphMerger: a placeholder may stand for a base type") {
     CHECK(std::move(merger).finish().graph.ownCount() == 1);
 }
 
+TEST_CASE("GraphMerger: a declaration of a name with two definitions joins the one its user's "
+          "twin uses") {
+    // Most units see `struct bus;` in struct parser; the unit defining its own struct bus sees
+    // that one; another unit has an unrelated struct bus. libbpf's dedup makes one parser.
+    auto unitWith = [](int bus) {
+        Unit u;
+        if (bus == 0)
+            u.structure("parser", {u.ptr(u.fwd("bus"))});
+        else if (bus == 1)
+            u.structure("parser", {u.ptr(u.structure("bus", {u.integer("int")}))});
+        else
+            u.structure("other", {u.ptr(u.structure("bus", {u.integer("long", 8)}))});
+        return std::move(u.g);
+    };
+    std::vector<TypeGraph> units;
+    for (int bus : {0, 1, 2})
+        units.push_back(unitWith(bus));
+    auto count = [](const TypeGraph& g, std::string_view name) {
+        size_t n = 0;
+        for (TypeId id = g.firstId(); id < g.endId(); ++id)
+            n += g.name(id) == name;
+        return n;
+    };
+    const TypeGraph byContext = mergeAll(units).graph;
+    CHECK(count(byContext, "parser") == 1);
+    CHECK(count(byContext, "bus") == 2); // both definitions, no FWD
+    const TypeGraph byName = mergeAll(units, {}, GraphMerger::Declarations::ByName).graph;
+    CHECK(count(byName, "parser") == 2);
+    CHECK(count(byName, "bus") == 3);
+    // When types using the two definitions both differ from it only there, the declaration
+    // stays one: which definition it means is unknown.
+    units[2] = [] {
+        Unit u;
+        u.structure("parser", {u.ptr(u.structure("bus", {u.integer("long", 8)}))});
+        return std::move(u.g);
+    }();
+    const TypeGraph ambiguous = mergeAll(units).graph;
+    CHECK(count(ambiguous, "parser") == 3);
+    CHECK(count(ambiguous, "bus") == 3);
+}
+
 TEST_CASE("GraphMerger: random units give the brute-force quotient, in any merge order") {
     for (double declared : {0.0, 0.3}) {
         for (unsigned seed = 1; seed <= 10; ++seed) {
@@ -590,13 +633,20 @@ TEST_CASE("GraphMerger: random units give the brute-force quotient, in any merge
             }
             std::vector<size_t> order(units.size());
             std::iota(order.begin(), order.end(), 0);
-            const GraphMerger::Result reference = mergeAll(units, order);
+            // The oracle resolves declarations by name; by context (libbpf's way) merges more,
+            // never less, and is as independent of the merge order.
+            const auto byName = GraphMerger::Declarations::ByName;
+            const GraphMerger::Result reference = mergeAll(units, order, byName);
             CHECK(reference.graph.ownCount() + 1 == classCount(all)); // + void
             CHECK(isMinimal(reference.graph));
             const test::Bytes bytes = test::written(reference.graph);
+            const GraphMerger::Result byContext = mergeAll(units, order);
+            CHECK(byContext.graph.ownCount() <= reference.graph.ownCount());
+            const test::Bytes contextBytes = test::written(byContext.graph);
             for (int shuffle = 0; shuffle < 3; ++shuffle) {
                 std::shuffle(order.begin(), order.end(), rng);
-                CHECK(test::written(mergeAll(units, order).graph) == bytes);
+                CHECK(test::written(mergeAll(units, order, byName).graph) == bytes);
+                CHECK(test::written(mergeAll(units, order).graph) == contextBytes);
             }
         }
     }

@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <dwarf.h>
-
+#include <elf.h>
 #include <string>
 #include <vector>
 
@@ -98,7 +98,7 @@ TEST_CASE("base types, pointers, typedefs and qualifiers map to their BTF kinds"
     DieOffset atomic = b.offsetOf(b.lastIndex());
     b.add(DW_TAG_pointer_type).type = atomic;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     ir::TypeId i = find(g, ir::Kind::Int, "int");
     REQUIRE(i);
@@ -145,7 +145,7 @@ TEST_CASE("struct members: DWARF 5 bit offsets, DWARF 4 bitfields, unions, decla
     b.close();
     b.add(DW_TAG_union_type, "declared").flags |= kDeclaration;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     auto s = g.getAs<ir::StructType>(find(g, ir::Kind::Struct, "s"));
     REQUIRE(s.members.size() == 3); // the static member is not part of the layout
@@ -176,7 +176,7 @@ TEST_CASE("enums: signedness from the values, 64-bit ones as ENUM64") {
     big.flags |= kHasConstValue;
     b.close();
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     auto small = m.graph.getAs<ir::EnumType>(find(m.graph, ir::Kind::Enum, "small"));
     CHECK(small.isSigned);
     REQUIRE(small.values.size() == 1);
@@ -223,7 +223,7 @@ std::vector<ir::ArrayType> arraysOf(const ir::TypeGraph& g) {
 
 TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have no elements") {
     UnitBuilder b = arrayUnit();
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     std::vector<ir::ArrayType> arrays = arraysOf(g);
     REQUIRE(arrays.size() == 3);
@@ -236,7 +236,7 @@ TEST_CASE("multi-dimensional arrays nest, outermost first; flexible arrays have 
 
 TEST_CASE("flattened, a multi-dimensional array is one ARRAY of all its elements") {
     UnitBuilder b = arrayUnit();
-    MappedUnit m = mapUnit(b.unit, 0, ArrayShape::Flattened);
+    MappedUnit m = mapUnit(b.unit, 0, {.arrays = ArrayShape::Flattened});
     const ir::TypeGraph& g = m.graph;
     std::vector<ir::ArrayType> arrays = arraysOf(g);
     REQUIRE(arrays.size() == 2);
@@ -268,7 +268,7 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     b.close();
     b.close();
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     ir::TypeId typeTag = find(g, ir::Kind::TypeTag, "user");
     REQUIRE(typeTag);
@@ -311,7 +311,7 @@ TEST_CASE("function observations: concrete instances, dropped and reordered para
     b.add(DW_TAG_formal_parameter).abstractOrigin = paramA; // no location: optimized out
     b.close();
 
-    MappedUnit m = mapUnit(b.unit, 7);
+    MappedUnit m = mapUnit(b.unit, 7, {});
     const UnitObservations& obs = m.observations;
     REQUIRE(obs.functions.size() == 2);
     const FunctionObservation& f = obs.functions[1];
@@ -342,7 +342,7 @@ TEST_CASE("file-scope variables with a static address are observed, locals are n
     b.unit.locationOps.push_back({DW_OP_addr, 0x4000, 0});
     b.add(DW_TAG_variable, "declared_only").flags |= kDeclaration;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     REQUIRE(m.observations.variables.size() == 1);
     const VariableObservation& var = m.observations.variables[0];
     CHECK(var.name == "counter");
@@ -363,7 +363,7 @@ TEST_CASE("names that are not C identifiers are made identifiers; base type name
     const std::string tooLong(200, 'x');
     sized(b.add(DW_TAG_structure_type, tooLong), 0);
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     const ir::TypeGraph& g = m.graph;
     CHECK(find(g, ir::Kind::Int, "long unsigned int"));
     ir::TypeId closure = find(g, ir::Kind::Struct, "_closure_env_0_");
@@ -381,7 +381,7 @@ TEST_CASE("a DW_AT_signature stub stands for the type unit's type") {
     DieOffset stubOffset = stub.offset;
     b.add(DW_TAG_pointer_type).type = stubOffset;
 
-    MappedUnit m = mapUnit(b.unit, 0);
+    MappedUnit m = mapUnit(b.unit, 0, {});
     REQUIRE(m.externals.size() == 1);
     CHECK(m.externals[0].second == 0x1000);
     CHECK(m.graph.target(find(m.graph, ir::Kind::Ptr)) == m.externals[0].first);
@@ -400,7 +400,7 @@ TEST_CASE("appended units map as one: references between them need no placeholde
     ptr.type = s.offset;
     first.unit.append(second.unit);
 
-    MappedUnit m = mapUnit(first.unit, 0);
+    MappedUnit m = mapUnit(first.unit, 0, {});
     CHECK(m.externals.empty());
     ir::TypeId later = find(m.graph, ir::Kind::Struct, "later");
     REQUIRE(later);
@@ -471,7 +471,7 @@ TEST_CASE("references resolve however the DIE offsets are spread") {
             dies[2 + k].type = dies[1 + k].offset; // dies[1] is int
         dies.back().type = dies[5].offset + 1;
 
-        MappedUnit m = mapUnit(b.unit, 0);
+        MappedUnit m = mapUnit(b.unit, 0, {});
         const ir::TypeGraph& g = m.graph;
         bool chained = true;
         for (int k = 1; k < kChain; ++k)
@@ -481,4 +481,62 @@ TEST_CASE("references resolve however the DIE offsets are spread") {
         CHECK(g.target(find(g, ir::Kind::Typedef, "t0")) == find(g, ir::Kind::Int, "int"));
         CHECK(m.externals.size() == 1);
     }
+}
+
+TEST_CASE("DWARF 2-4 bitfields count from the storage unit's first bit on big-endian targets") {
+    for (auto order : {ir::ByteOrder::Little, ir::ByteOrder::Big}) {
+        CAPTURE(static_cast<int>(order));
+        UnitBuilder b;
+        Die& u16 = sized(b.add(DW_TAG_base_type, "unsigned short"), 2);
+        u16.encoding = DW_ATE_unsigned;
+        sized(b.add(DW_TAG_structure_type, "s"), 2);
+        b.open();
+        Die& high = b.add(DW_TAG_member, "high"); // the storage unit's 3 most significant bits
+        high.type = u16.offset;
+        high.bitSize = 3;
+        high.bitOffset = 0;
+        high.flags |= kHasBitSize | kHasBitOffset | kHasDataMemberLocation;
+        b.close();
+        MappingRules rules;
+        rules.target.byteOrder = order;
+        MappedUnit m = mapUnit(b.unit, 0, rules);
+        auto s = m.graph.getAs<ir::StructType>(find(m.graph, ir::Kind::Struct, "s"));
+        REQUIRE(s.members.size() == 1);
+        // BTF counts bits in memory order: the MSB is bit 0 on big-endian, bit 15 on little.
+        CHECK(s.members[0].bitOffset == (order == ir::ByteOrder::Big ? 0u : 13u));
+        CHECK(m.graph.byteOrder() == order);
+    }
+}
+
+TEST_CASE("parameters are checked against the input's argument registers, or not at all") {
+    // int f(long a, long b), both in their entry registers r0, r1 (DWARF 0, 1) as arm64
+    // passes them; x86-64 would expect rdi, rsi (5, 4).
+    UnitBuilder b;
+    b.unit.producer = "GNU C11 12.2.0";
+    Die& l = sized(b.add(DW_TAG_base_type, "long"), 8);
+    l.encoding = DW_ATE_signed;
+    Die& f = b.add(DW_TAG_subprogram, "f");
+    f.type = l.offset;
+    f.flags |= kExternal | kHasLowPc;
+    b.open();
+    for (uint8_t reg : {0, 1}) {
+        Die& p = b.add(DW_TAG_formal_parameter, reg ? "b" : "a");
+        p.type = l.offset;
+        p.flags |= kHasLocation | kLocationKnown;
+        p.locationFirst = static_cast<uint32_t>(b.unit.locationOps.size());
+        p.locationCount = 1;
+        b.unit.locationOps.push_back({static_cast<uint8_t>(DW_OP_reg0 + reg), 0, 0});
+    }
+    b.close();
+    auto facts = [&](uint16_t machine) {
+        MappingRules rules;
+        rules.target.machine = machine;
+        rules.convention = callingConventionOf(rules.target);
+        MappedUnit m = mapUnit(b.unit, 0, rules);
+        REQUIRE(m.observations.functions.size() == 1);
+        return m.observations.functions[0].facts;
+    };
+    CHECK((facts(EM_AARCH64) & kFunctionUnexpectedRegister) == 0);
+    CHECK((facts(EM_X86_64) & kFunctionUnexpectedRegister) != 0);
+    CHECK((facts(EM_MIPS) & kFunctionUnexpectedRegister) == 0); // no convention known: unchecked
 }

@@ -56,7 +56,13 @@ class GraphMerger {
 public:
     // Types equivalent to a type of `base` (vmlinux for a module) map to the smallest equivalent
     // base id and are never repeated. Merged ids continue the base's.
-    explicit GraphMerger(std::shared_ptr<const ir::TypeGraph> base = nullptr);
+    // How finish() resolves a declaration of a name several definitions share: by name alone
+    // (it stays a FWD), or also as libbpf's dedup does, by the definition an otherwise equal
+    // type uses in its place (the default: kernels' BTF, which CO-RE programs meet, is made so).
+    enum class Declarations : uint8_t { ByName, ByContext };
+
+    explicit GraphMerger(std::shared_ptr<const ir::TypeGraph> base = nullptr,
+                         Declarations declarations = Declarations::ByContext);
     GraphMerger(GraphMerger&&) noexcept;
     GraphMerger& operator=(GraphMerger&&) noexcept;
     ~GraphMerger();
@@ -85,9 +91,9 @@ public:
         std::vector<ir::TypeId> finalIdOfProvisional;
     };
     // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
-    // struct, union or enum of its name, when there is exactly one), minimises the whole graph
-    // again and numbers types by the first unit type (unitOrder, id) each stands for. Parts of it
-    // run on `tasks`' workers when given; the result is the same.
+    // struct, union or enum of its name, when there is exactly one; see Declarations), minimises
+    // the whole graph again and numbers types by the first unit type (unitOrder, id) each stands
+    // for. Parts of it run on `tasks`' workers when given; the result is the same.
     Result finish(plugin::TaskRunner* tasks = nullptr) &&;
 
     // Own types merged so far (before finish()).

@@ -46,6 +46,8 @@ struct DwarfConversionReport {
     uint64_t typesBeforeDedup = 0;
     uint32_t functions = 0;
     uint32_t variables = 0;
+    // Whether parameters were checked against the target's argument registers, and why not.
+    std::string registerCheck;
 };
 
 // Multi-dimensional arrays are nested, unless the base flattens them (it has multi-dimensional

@@ -4,8 +4,10 @@
 #pragma once
 
 #include "btforge/dedup/GraphMerger.h"
+#include "btforge/dwarf/CallingConvention.h"
 #include "btforge/dwarf/Observations.h"
 #include "btforge/dwarf/UnitDies.h"
+#include "btforge/elf/Target.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
@@ -50,12 +52,19 @@ enum class ArrayShape : uint8_t { Nested, Flattened };
 // Which function definitions to observe, by name; empty: all.
 using FunctionFilter = std::function<bool(std::string_view name)>;
 
-// `unitOrder` is the unit's position in the input; it orders everything made from it.
-MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, ArrayShape arrays = ArrayShape::Nested,
-                   const FunctionFilter& observe = {});
+// What mapping a unit needs to know beyond its DIEs.
+struct MappingRules {
+    ArrayShape arrays = ArrayShape::Nested;
+    // The input's machine: how DWARF 2-4 number bitfield bits (from the storage unit's most
+    // significant bit, which is its first byte only on a big-endian target), and the byte order
+    // and pointer size of the unit's graph.
+    elf::Target target;
+    // Where arguments arrive, for the unexpected-register rule; nullptr: not checked.
+    const CallingConvention* convention = nullptr;
+    FunctionFilter observe;
+};
 
-// The DWARF register numbers x86-64 passes the first integer arguments in (rdi, rsi, rdx, rcx,
-// r8, r9), which a parameter's entry location is checked against.
-inline constexpr uint8_t kX86_64ArgumentRegisters[] = {5, 4, 1, 2, 8, 9};
+// `unitOrder` is the unit's position in the input; it orders everything made from it.
+MappedUnit mapUnit(const UnitDies& unit, uint32_t unitOrder, const MappingRules& rules);
 
 } // namespace btforge::dwarf

@@ -3,6 +3,7 @@
 // section, and the section table.
 #pragma once
 
+#include "btforge/elf/Target.h"
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
 
@@ -56,7 +57,8 @@ public:
     static Expected<std::shared_ptr<const ElfSymbolTable>> read(std::shared_ptr<MappedFile> file);
 
     bool isRelocatable() const { return relocatable_; } // ET_REL: addresses are section-relative
-    bool isBigEndian() const { return bigEndian_; }
+    bool isBigEndian() const { return target_.isBigEndian(); }
+    const Target& target() const { return target_; }
     bool hasSymbols() const { return hasSymbols_; } // false for a stripped file
     const std::string& fileName() const { return file_->path(); }
 
@@ -84,7 +86,7 @@ private:
 
     std::shared_ptr<MappedFile> file_;
     bool relocatable_ = false;
-    bool bigEndian_ = false;
+    Target target_;
     bool hasSymbols_ = false;
     std::vector<ElfSection> sections_;
     std::vector<uint64_t> sectionFileOffsets_; // parallel to sections_; UINT64_MAX: no bytes

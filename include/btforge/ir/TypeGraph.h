@@ -79,6 +79,16 @@ public:
     CuId origin(TypeId id) const;
     ByteOrder byteOrder() const { return byteOrder_; }
     void setByteOrder(ByteOrder order) { byteOrder_ = order; }
+    // The target's pointer size in bytes: BTF does not record it, so DWARF and ELF inputs give
+    // it, and raw BTF is judged by its `long` (as libbpf does).
+    uint8_t pointerSize() const { return pointerSize_; }
+    void setPointerSize(uint8_t bytes) { pointerSize_ = bytes; }
+    // Byte order and pointer size as `other` has them: a graph rebuilt from another describes
+    // the same target.
+    void setTargetAs(const TypeGraph& other) {
+        byteOrder_ = other.byteOrder_;
+        pointerSize_ = other.pointerSize_;
+    }
 
     // Bytes of heap the graph holds (records, arenas, strings): for memory reports.
     size_t memoryUsage() const;
@@ -111,6 +121,7 @@ private:
     std::shared_ptr<StringPool> strings_;
     TypeId firstId_ = 1;
     ByteOrder byteOrder_;
+    uint8_t pointerSize_ = 8;
     ChunkedArena<Record> records_;
     ChunkedArena<Member> members_;
     ChunkedArena<Param> params_;

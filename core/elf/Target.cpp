@@ -1,0 +1,76 @@
+#include "btforge/elf/Target.h"
+
+#include <cstring>
+#include <elf.h>
+
+namespace btforge::elf {
+
+std::string Target::machineName() const {
+    switch (machine) {
+    case EM_386:
+        return "i386";
+    case EM_X86_64:
+        return "x86-64";
+    case EM_ARM:
+        return "arm";
+    case EM_AARCH64:
+        return "aarch64";
+    case EM_S390:
+        return pointerSize == 8 ? "s390x" : "s390";
+    case EM_PPC:
+        return "powerpc";
+    case EM_PPC64:
+        return "powerpc64";
+    case EM_RISCV:
+        return pointerSize == 8 ? "riscv64" : "riscv32";
+    case EM_LOONGARCH:
+        return "loongarch";
+    case EM_MIPS:
+        return "mips";
+    case EM_SPARC:
+    case EM_SPARCV9:
+        return "sparc";
+    case EM_BPF:
+        return "bpf";
+    default:
+        return "EM " + std::to_string(machine);
+    }
+}
+
+std::string Target::describe() const {
+    return machineName() + ", " + std::to_string(pointerSize * 8) + "-bit, " +
+           (isBigEndian() ? "big-endian" : "little-endian");
+}
+
+std::optional<Target> targetOf(std::span<const std::byte> image) {
+    if (image.size() < EI_NIDENT + 4 || std::memcmp(image.data(), ELFMAG, SELFMAG) != 0)
+        return std::nullopt;
+    auto ident = [&](size_t i) { return static_cast<uint8_t>(image[i]); };
+    Target target;
+    switch (ident(EI_CLASS)) {
+    case ELFCLASS32:
+        target.pointerSize = 4;
+        break;
+    case ELFCLASS64:
+        target.pointerSize = 8;
+        break;
+    default:
+        return std::nullopt;
+    }
+    switch (ident(EI_DATA)) {
+    case ELFDATA2LSB:
+        target.byteOrder = ir::ByteOrder::Little;
+        break;
+    case ELFDATA2MSB:
+        target.byteOrder = ir::ByteOrder::Big;
+        break;
+    default:
+        return std::nullopt;
+    }
+    // e_machine follows e_type, right after the identification, in both classes.
+    uint8_t lo = ident(EI_NIDENT + 2), hi = ident(EI_NIDENT + 3);
+    target.machine = target.isBigEndian() ? uint16_t(lo << 8 | hi) : uint16_t(hi << 8 | lo);
+    return target;
+}
+
+} // namespace btforge::elf

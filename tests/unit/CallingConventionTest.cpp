@@ -1,0 +1,80 @@
+// Argument registers per target: each psABI's DWARF numbering and how it places wide scalars,
+// aggregates and floating-point values.
+#include "btforge/dwarf/CallingConvention.h"
+
+#include <doctest/doctest.h>
+
+#include <elf.h>
+#include <vector>
+
+using namespace btforge;
+using namespace btforge::dwarf;
+
+namespace {
+
+elf::Target target(uint16_t machine, uint8_t pointerSize) {
+    elf::Target t;
+    t.machine = machine;
+    t.pointerSize = pointerSize;
+    return t;
+}
+
+// The registers a function's arguments arrive in, in order (-1: not in a register).
+std::vector<int> assign(uint16_t machine, uint8_t pointerSize,
+                        std::initializer_list<ArgumentShape> arguments) {
+    const CallingConvention* cc = callingConventionOf(target(machine, pointerSize));
+    REQUIRE(cc);
+    ArgumentRegisters registers(*cc);
+    std::vector<int> out;
+    for (const ArgumentShape& a : arguments)
+        out.push_back(registers.next(a));
+    return out;
+}
+
+constexpr ArgumentShape kLong{8};
+constexpr ArgumentShape kInt{4};
+constexpr ArgumentShape kDouble{8, false, true};
+
+} // namespace
+
+TEST_CASE("integer arguments take each target's argument registers in order") {
+    CHECK(assign(EM_X86_64, 8, {kLong, kLong, kLong, kLong, kLong, kLong, kLong}) ==
+          std::vector<int>{5, 4, 1, 2, 8, 9, -1});
+    CHECK(assign(EM_AARCH64, 8, {kLong, kLong, kInt}) == std::vector<int>{0, 1, 2});
+    CHECK(assign(EM_S390, 8, {kLong, kLong, kLong, kLong, kLong, kLong}) ==
+          std::vector<int>{2, 3, 4, 5, 6, -1});
+    CHECK(assign(EM_PPC64, 8, {kLong, kInt}) == std::vector<int>{3, 4});
+    CHECK(assign(EM_RISCV, 8, {kLong, kLong}) == std::vector<int>{10, 11});
+    CHECK(assign(EM_LOONGARCH, 8, {kLong, kLong}) == std::vector<int>{4, 5});
+    CHECK(assign(EM_386, 4, {kInt, kInt, kInt, kInt}) == std::vector<int>{0, 2, 1, -1});
+    CHECK(assign(EM_ARM, 4, {kInt, kInt, kInt, kInt, kInt}) == std::vector<int>{0, 1, 2, 3, -1});
+}
+
+TEST_CASE("64-bit values on 32-bit targets take a pair, even-aligned where the ABI says so") {
+    const ArgumentShape wide{8};
+    CHECK(assign(EM_ARM, 4, {kInt, wide, kInt}) == std::vector<int>{0, 2, -1});
+    CHECK(assign(EM_PPC, 4, {kInt, wide, kInt}) == std::vector<int>{3, 5, 7});
+    CHECK(assign(EM_386, 4, {wide, kInt}) == std::vector<int>{0, 1});
+    // A pair that does not fit: later arguments are not placed (ABIs differ there).
+    CHECK(assign(EM_386, 4, {kInt, kInt, wide, kInt}) == std::vector<int>{0, 2, -1, -1});
+}
+
+TEST_CASE("aggregates and floating-point values as each ABI passes them") {
+    const ArgumentShape pair{16, true};
+    const ArgumentShape big{24, true};
+    const ArgumentShape odd{12, true};
+    CHECK(assign(EM_X86_64, 8, {pair, kLong}) == std::vector<int>{5, 1});
+    CHECK(assign(EM_X86_64, 8, {big, kLong}) == std::vector<int>{-1, 5}); // in memory
+    CHECK(assign(EM_AARCH64, 8, {big, kLong}) == std::vector<int>{0, 1}); // by reference
+    CHECK(assign(EM_S390, 8, {odd, kLong}) == std::vector<int>{2, 3});    // by reference
+    CHECK(assign(EM_S390, 8, {ArgumentShape{8, true}, kLong}) == std::vector<int>{2, 3});
+    CHECK(assign(EM_386, 4, {odd, kInt}) == std::vector<int>{-1, 0}); // on the stack
+    CHECK(assign(EM_X86_64, 8, {kDouble, kLong}) == std::vector<int>{-1, 5});
+    CHECK(assign(EM_PPC64, 8, {kDouble, kLong}) == std::vector<int>{-1, 4}); // takes a slot
+}
+
+TEST_CASE("targets without a known convention are not checked") {
+    CHECK(callingConventionOf(target(EM_MIPS, 8)) == nullptr);
+    CHECK(callingConventionOf(target(EM_X86_64, 4)) == nullptr); // x32
+    CHECK(callingConventionOf(target(0, 8)) == nullptr);
+}
