@@ -95,6 +95,18 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" = 0 ] || die "run as root (installs packages, makes /dev/console in the initramfs)"
 
+# The kernel's compiler probes read /dev/null as an empty C file: if something has replaced it
+# by a regular file that gets written to, the probes fail at random, the flags change between
+# make runs and every run rebuilds the whole kernel. Run on a private /dev/null then.
+if [ ! -c /dev/null ]; then
+    note "/dev/null is not a character device here: running with a private one"
+    null_dir=$(mktemp -d /tmp/kernel-e2e-null.XXXXXX)
+    mknod -m 666 "$null_dir/null" c 1 3
+    # shellcheck disable=SC2016 # expanded by that shell
+    exec unshare --mount sh -c 'mount --bind "$1/null" /dev/null && rm -rf "$1" && shift &&
+        exec "$0" "$@"' "$root/scripts/kernel-e2e.sh" "$null_dir" "$arch" ${pahole:+--pahole "$pahole"}
+fi
+
 start=$SECONDS
 declare -A took
 phase_start=$SECONDS
@@ -107,7 +119,7 @@ phase_end() {
 install_packages() {
     local missing=() p
     for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'install ok installed' ||
+        [ "$(dpkg-query -W -f='${Status}' "$p" 2> /dev/null)" = "install ok installed" ] ||
             missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -146,7 +158,7 @@ note "encoder: $pahole ($("$pahole" --version))"
 sysroot=$cache/sysroot-$deb_arch
 debs=$cache/debs-$deb_arch
 if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
-    ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
+    ! grep -qx "$deb_arch" <<< "$(dpkg --print-foreign-architectures)"; then
     note "adding the $deb_arch architecture to dpkg"
     dpkg --add-architecture "$deb_arch"
     apt-get update -qq

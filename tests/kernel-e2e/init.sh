@@ -7,7 +7,7 @@
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2> /dev/null
+mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
 dmesg -n 1 # kernel messages would cut through the results on the console
@@ -46,7 +46,9 @@ check_module() {
 
 check_bpf() {
     if run /e2e/e2e-loader "$2" "/e2e/$3.bpf.o"; then
-        pass "$1" "$3.bpf.o: $2 ok: $(grep -o '[a-z_0-9]* = [0-9]*' /tmp/out | tr '\n' ' ')"
+        sections=$(sed -n 's/^e2e-loader: loaded .* (\(.*\))$/\1/p' /tmp/out | tr '\n' ' ')
+        counts=$(sed -n 's/^e2e-loader: \([a-z_0-9]* = [0-9]*\)$/\1/p' /tmp/out | tr '\n' ' ')
+        pass "$1" "$2 $3.bpf.o: ${sections}${counts:+; $counts}"
     else
         fail "$1" "$3.bpf.o: $(tail -n 1 /tmp/out)"
     fi
