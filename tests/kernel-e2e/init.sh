@@ -48,7 +48,7 @@ check_bpf() {
     if run /e2e/e2e-loader "$2" "/e2e/$3.bpf.o"; then
         sections=$(sed -n 's/^e2e-loader: loaded .* (\(.*\))$/\1/p' /tmp/out | tr '\n' ' ')
         counts=$(sed -n 's/^e2e-loader: \([a-z_0-9]* = [0-9]*\)$/\1/p' /tmp/out | tr '\n' ' ')
-        pass "$1" "$2 $3.bpf.o: ${sections}${counts:+; $counts}"
+        pass "$1" "$2 $3.bpf.o: ${sections% }${counts:+; ${counts% }}"
     else
         fail "$1" "$3.bpf.o: $(tail -n 1 /tmp/out)"
     fi
