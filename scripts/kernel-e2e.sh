@@ -38,7 +38,7 @@ arch_table() {
         deb_arch=amd64 triplet=x86_64-linux-gnu karch=x86_64 cross=
         cross_packages="gcc binutils libc6-dev"
         image=arch/x86/boot/bzImage
-        qemu_package=qemu-system-x86
+        qemu_package="qemu-system-x86"
         qemu=(qemu-system-x86_64 -m 512)
         console=ttyS0
         arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE"
@@ -48,7 +48,8 @@ arch_table() {
         deb_arch=arm64 triplet=aarch64-linux-gnu karch=arm64 cross=aarch64-linux-gnu-
         cross_packages="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross"
         image=arch/arm64/boot/Image
-        qemu_package=qemu-system-arm
+        qemu_package="qemu-system-arm"
+        # shellcheck disable=SC2054 # the comma is part of -cpu's argument
         qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 512)
         console=ttyAMA0
         arch_config="CONFIG_SERIAL_AMBA_PL011 CONFIG_SERIAL_AMBA_PL011_CONSOLE"
@@ -171,7 +172,7 @@ for p in $sysroot_packages; do
             die "cannot download $p:$deb_arch"
     fi
 done
-wanted=$(cd "$debs" && ls ./*.deb | sort)
+wanted=$(printf '%s\n' "$debs"/*.deb | sort)
 if [ "$(cat "$sysroot.stamp" 2> /dev/null)" != "$wanted" ]; then
     note "unpacking the $deb_arch sysroot"
     rm -rf "$sysroot"
@@ -210,8 +211,9 @@ kmake() {
 }
 
 # --- configuration: tinyconfig + the options above, made again only when they change ----------
-options="$common_config $arch_config"
-stamp="$version $pahole $(echo $options)"
+# shellcheck disable=SC2086,SC2116 # one word per option, one space between
+options=$(echo $common_config $arch_config)
+stamp="$version $pahole $options"
 if [ "$(cat "$out/config.stamp" 2> /dev/null)" != "$stamp" ] || [ ! -f "$out/.config" ]; then
     note "configuring $out"
     kmake tinyconfig
@@ -232,7 +234,7 @@ modules=$work/modules
 mkdir -p "$modules"
 cp "$root"/tests/kernel-e2e/Kbuild "$root"/tests/kernel-e2e/e2e_*.c "$modules/"
 kmake M="$modules" modules
-module_names=$(cd "$modules" && ls ./*.ko | sed 's|^\./||; s|\.ko$||')
+module_names=$(for ko in "$modules"/*.ko; do basename "$ko" .ko; done)
 phase_end build
 
 unresolved=$(grep -c 'unresolved symbol' "$log" || true)

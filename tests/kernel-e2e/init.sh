@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the kernel-e2e guest (scripts/kernel-e2e.sh packs it into the initramfs). Runs the
 # checks listed in /e2e/checks ("NAME KIND [ARG]" per line), prints "E2E PASS NAME: ..." or
 # "E2E FAIL NAME: ..." for each, "E2E DONE" at the end, and reboots (qemu -no-reboot exits).
