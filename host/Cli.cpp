@@ -21,6 +21,9 @@ commands:
   convert INPUT -o OUT   convert INPUT with a loader plugin and write it with an emitter plugin
   dump INPUT             print INPUT's types as 'bpftool btf dump file' does (--json: as -j)
   diff A B               compare the types of A and B by meaning, ids aside (exit 1: different)
+
+dump and diff read what a file carries: an ELF file's .BTF when it has one (as bpftool does),
+its DWARF otherwise or with -f dwarf; convert makes BTF from the DWARF (-f btf: the .BTF).
   plugins                list the plugins found, and the ones that failed to load
   pahole-compat ARGS     encode BTF as 'pahole ARGS' does (kernel builds; also as a 'pahole' link)
 
@@ -32,24 +35,35 @@ po::options_description globalOptions() {
     d.add_options()("help,h", "show help")("version,V", "show the version")(
         "plugin-dir", po::value<std::vector<std::string>>()->composing(),
         "also look for plugins in DIR (repeatable; searched first)")(
-        "jobs,j", po::value<unsigned>(),
-        "worker threads (default: one per CPU)")("quiet,q", "no progress or warnings on stderr");
+        "jobs,j", po::value<std::string>(),
+        "worker threads, 1 to 1024 (default, or 0: one per CPU)")(
+        "stream-limit", po::value<std::string>(),
+        "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
+        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr");
     return d;
 }
 
 po::options_description convertOptions() {
     po::options_description d("convert options");
     d.add_options()("output,o", po::value<std::string>(), "output file ('-': standard output)")(
-        "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
-        "to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
+        "from,f", po::value<std::string>(),
+        "loader plugin (default: an ELF file's DWARF when it has some, else its .BTF; -f btf: "
+        "the .BTF)")("to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
         "features", po::value<std::string>(),
-        "comma-separated feature names, pahole's (default: pahole's default set)")(
+        "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
+        "optional feature; layout writes the 2026 kind-layout section; attributes, distilled_base: not implemented, warned about)")(
         "lang-exclude", po::value<std::string>()->default_value("rust"),
         "skip DWARF units of these languages (comma-separated; '' for none)")(
         "report-skipped", po::value<std::string>(),
         "write every function left out, with the reason, to FILE as JSON")(
+        "list-skipped",
+        "print one line per function left out on standard output, as pahole --verbose "
+        "('NAME : skipping BTF encoding of function due to REASON')")(
         "no-dedup", "keep every unit's types as read (to compare deduplicators)")(
+        "nested-arrays",
+        "DWARF: int m[3][4] as ARRAY of ARRAY, as LLVM writes it (default: one ARRAY of 12, as "
+        "pahole writes kernels' BTF and CO-RE programs expect)")(
         "func-addr", po::value<std::string>(),
         "functions at several addresses: keep (one FUNC per address, implied by -t "
         "btf-func-addr), merge (to standard BTF), decl-tag (the RFC's address=0x... tags)")(
@@ -57,6 +71,8 @@ po::options_description convertOptions() {
         "FUNC addresses are relative to this symbol when the input has it ('' = absolute)")(
         "elf", "write OUT as a copy of the ELF INPUT with the BTF as its .BTF section")(
         "in-place", "replace INPUT's .BTF section (or add one), atomically; no -o")(
+        "dwarf-alt", po::value<std::string>(),
+        "the file INPUT's .gnu_debugaltlink names (dwz -m), instead of looking for it")(
         "keep", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "keep only the types these names need (after INPUT; comma-separated lists too)")(
         "drop", po::value<std::vector<std::string>>()->multitoken()->composing(),
@@ -78,8 +94,10 @@ Expected<plugin::FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
 po::options_description dumpOptions() {
     po::options_description d("dump options");
     d.add_options()("json", "JSON as 'bpftool btf dump file X -j' prints it")(
-        "from,f", po::value<std::string>(), "loader plugin (default: chosen from the input)")(
-        "base,B", po::value<std::string>(), "base BTF for split input");
+        "from,f", po::value<std::string>(),
+        "loader plugin (default: an ELF file's .BTF when it has one, as bpftool; its DWARF "
+        "otherwise; -f dwarf: the DWARF)")("base,B", po::value<std::string>(),
+                                           "base BTF for split input");
     return d;
 }
 
@@ -95,7 +113,8 @@ po::options_description diffOptions() {
     po::options_description d("diff options");
     auto add = d.add_options();
     add("from,f", po::value<std::string>(),
-        "loader plugin for both inputs (default: chosen from each input)");
+        "loader plugin for both inputs (default: an ELF file's .BTF when it has one, its DWARF "
+        "otherwise; -f dwarf: the DWARF)");
     add("from-a", po::value<std::string>(), "loader plugin for A (overrides -f)");
     add("from-b", po::value<std::string>(), "loader plugin for B (overrides -f)");
     add("base,B", po::value<std::string>(), "base BTF that both inputs continue (split BTF)");
@@ -105,7 +124,7 @@ po::options_description diffOptions() {
     add("max", po::value<int64_t>(), "list at most N differences (all are counted)");
     add("strict-fwd", "a FWD differs from the STRUCT or UNION it declares, in references too");
     add("flatten-arrays",
-        "compare int [3][4] as int [12] (pahole flattens, LLVM and btforge nest)");
+        "compare int [3][4] as int [12] (pahole and btforge flatten, LLVM nests)");
     return d;
 }
 
@@ -148,12 +167,14 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     request.source.loader = optional<std::string>(vm, "from");
     request.source.base = optional<std::string>(vm, "base");
     if (isDump) {
+        request.source.carried = true;
         request.emitter = vm.count("json") ? "json" : "text";
         request.output = "-";
         return command;
     }
     request.intoElf = vm.count("elf") || vm.count("in-place");
-    if (vm.count("in-place")) {
+    request.inPlace = vm.count("in-place") > 0;
+    if (request.inPlace) {
         if (vm.count("output"))
             return Error::usage("convert: --in-place writes INPUT itself; drop -o");
         request.output = request.source.input;
@@ -179,8 +200,14 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         command.options.features = splitList(*features);
     command.options.languageExclude = vm["lang-exclude"].as<std::string>();
     if (auto report = optional<std::string>(vm, "report-skipped"))
-        command.options.reportSkippedPath = *report;
+        request.reportSkipped = *report;
+    request.listSkipped = vm.count("list-skipped") > 0;
+    if (request.listSkipped && request.output == "-")
+        return Error::usage("convert: --list-skipped prints on standard output: use -o FILE");
+    if (auto alt = optional<std::string>(vm, "dwarf-alt"))
+        command.options.dwarfAlt = *alt;
     command.options.dedup = vm.count("no-dedup") == 0;
+    command.options.nestedArrays = vm.count("nested-arrays") > 0;
     if (auto mode = optional<std::string>(vm, "func-addr")) {
         auto parsed = parseFuncAddrMode(*mode);
         if (!parsed)
@@ -237,6 +264,7 @@ Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
     request.a.loader = vm.count("from-a") ? optional<std::string>(vm, "from-a") : both;
     request.b.loader = vm.count("from-b") ? optional<std::string>(vm, "from-b") : both;
     request.a.base = request.b.base = optional<std::string>(vm, "base");
+    request.a.carried = request.b.carried = true;
     request.json = vm.count("json") > 0;
     request.options.strictForwards = vm.count("strict-fwd") > 0;
     request.options.flattenArrays = vm.count("flatten-arrays") > 0;
@@ -252,6 +280,27 @@ Expected<DiffCommand> parseDiff(const std::vector<std::string>& args) {
         request.options.maxListed = static_cast<size_t>(*max);
     }
     return command;
+}
+
+// A decimal count up to `max` (at most 2^48); with `sizes`, a K, M or G suffix (powers of 1024).
+Expected<uint64_t> parseCount(std::string text, const char* option, uint64_t max, bool sizes) {
+    const std::string given = text;
+    unsigned shift = 0;
+    if (sizes && !text.empty()) {
+        shift = text.back() == 'K' ? 10 : text.back() == 'M' ? 20 : text.back() == 'G' ? 30 : 0;
+        if (shift)
+            text.pop_back();
+    }
+    uint64_t value = 0;
+    bool valid = !text.empty();
+    for (char c : text) {
+        valid = valid && std::isdigit(static_cast<unsigned char>(c)) && value <= max;
+        value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (!valid || value > (max >> shift))
+        return Error::usage(std::string(option) + ": '" + given + "' is not a number from 0 to " +
+                            std::to_string(max));
+    return value << shift;
 }
 
 Expected<Command> parse(int argc, const char* const* argv) {
@@ -276,8 +325,19 @@ Expected<Command> parse(int argc, const char* const* argv) {
     Command command;
     if (vm.count("plugin-dir"))
         command.global.pluginDirs = vm["plugin-dir"].as<std::vector<std::string>>();
-    if (vm.count("jobs"))
-        command.global.jobs = vm["jobs"].as<unsigned>();
+    if (vm.count("jobs")) {
+        auto jobs = parseCount(vm["jobs"].as<std::string>(), "-j", kMaxJobs, false);
+        if (!jobs)
+            return std::move(jobs).error();
+        command.global.jobs = static_cast<unsigned>(*jobs);
+    }
+    if (vm.count("stream-limit")) {
+        auto limit = parseCount(vm["stream-limit"].as<std::string>(), "--stream-limit",
+                                uint64_t(1) << 48, true);
+        if (!limit)
+            return std::move(limit).error();
+        command.global.streamLimit = *limit;
+    }
     command.global.quiet = vm.count("quiet") > 0;
 
     if (!vm.count("command")) {
@@ -310,12 +370,13 @@ Expected<Command> parse(int argc, const char* const* argv) {
     if (name == "convert" || name == "dump") {
         if (vm.count("help")) {
             command.action = InfoCommand{
-                name == "dump" ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                               : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
-                                          "[-t EMITTER] [-B BASE]\n"
-                                          "                       [--features F,...] "
-                                          "[--keep NAME... | --drop NAME...]",
-                                          convertOptions())};
+                name == "dump"
+                    ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
+                    : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
+                               "[-t EMITTER] [-B BASE]\n"
+                               "                       [--features F,...] "
+                               "[--keep NAME... | --drop NAME...]",
+                               convertOptions())};
             return command;
         }
         auto conversion = parseConversion(name, args);

@@ -4,6 +4,8 @@
 #include "Conversion.h"
 #include "Diff.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -13,6 +15,7 @@ namespace btforge::host {
 struct GlobalOptions {
     std::vector<std::string> pluginDirs;
     unsigned jobs = 0; // 0: one per CPU
+    std::optional<uint64_t> streamLimit;
     bool quiet = false;
 };
 
@@ -33,6 +36,9 @@ struct Command {
     GlobalOptions global;
     std::variant<InfoCommand, ConvertCommand, DiffCommand, PluginsCommand> action;
 };
+
+// The most worker threads -j takes: more than any machine btforge runs on has CPUs for.
+inline constexpr unsigned kMaxJobs = 1024;
 
 // Usage errors come back as Error (kind Usage), naming the bad option.
 Expected<Command> parseCommandLine(int argc, const char* const* argv);

@@ -1,5 +1,7 @@
 #include "Conversion.h"
 
+#include "SameFiles.h"
+
 #include "btforge/Features.h"
 #include "btforge/amend/FeatureDowngrade.h"
 #include "btforge/amend/GlobalVariables.h"
@@ -8,15 +10,13 @@
 #include "btforge/elf/ElfSectionWriter.h"
 #include "btforge/elf/ElfSections.h"
 #include "btforge/elf/ElfSymbolTable.h"
-#include "btforge/support/AtomicFile.h"
 #include "btforge/support/MappedFile.h"
+#include "btforge/support/OutputFile.h"
 
-#include <array>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -41,14 +41,12 @@ Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, Plug
                         "' (available: " + namesOf(registry, kind) + ")");
 }
 
-Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry,
-                                           const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Error::io(path + ": cannot open: " + std::strerror(errno));
-    std::array<unsigned char, 64> head{};
-    in.read(reinterpret_cast<char*>(head.data()), head.size());
-    plugin::InputProbe probe{path, std::span(head.data(), static_cast<size_t>(in.gcount()))};
+Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry, const MappedFile& input,
+                                           bool carried) {
+    const std::string& path = input.path();
+    if (carried && elf::looksLikeElf(input.bytes()) && elf::hasSection(input.bytes(), ".BTF"))
+        return requirePlugin(registry, PluginKind::Loader, "btf");
+    plugin::InputProbe probe{path, input.bytes()};
 
     const LoadedPlugin* best = nullptr;
     unsigned bestScore = 0;
@@ -79,37 +77,25 @@ loadBase(const PluginRegistry& registry, const std::string& path, plugin::Sessio
     auto btfLoader = requirePlugin(registry, PluginKind::Loader, "btf");
     if (!btfLoader)
         return std::move(btfLoader).error();
-    auto graph = (*btfLoader)->descriptor->makeLoader()->load({path, nullptr, ""}, session);
+    auto file = openInput(path, session);
+    if (!file)
+        return std::move(file).error();
+    auto graph = (*btfLoader)
+                     ->descriptor->makeLoader()
+                     ->load({path, std::move(*file), nullptr, ""}, session);
     if (!graph)
         return std::move(graph).error();
     return std::make_shared<const ir::TypeGraph>(std::move(*graph));
 }
 
-// After a failed run no output from an earlier run may pass for this run's: remove it, unless
-// the "output" is in fact one of the inputs.
-void removeStaleOutput(const ConversionRequest& request) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (request.output == "-" || !fs::is_regular_file(request.output, ec))
-        return;
-    const GraphSource& source = request.source;
-    for (const std::string* input : {&source.input, source.base ? &*source.base : nullptr}) {
-        if (input && fs::equivalent(*input, request.output, ec))
-            return;
-    }
-    fs::remove(request.output, ec);
-}
-
 // global_var on BTF input: the variables of the input's ELF symbol table (BTF read from an ELF
 // file's .BTF); raw BTF has none to add.
-Expected<void> addGlobalVariables(ir::TypeGraph& graph, const std::string& input,
+Expected<void> addGlobalVariables(ir::TypeGraph& graph, const std::shared_ptr<MappedFile>& file,
                                   plugin::Session& session) {
-    auto file = MappedFile::open(input);
-    if (!file)
-        return std::move(file).error();
+    const std::string& input = file->path();
     std::shared_ptr<const elf::ElfSymbolTable> symbols;
     if (elf::looksLikeElf(file->bytes())) {
-        auto read = elf::ElfSymbolTable::read(std::make_shared<MappedFile>(std::move(*file)));
+        auto read = elf::ElfSymbolTable::read(file);
         if (!read)
             return std::move(read).error();
         symbols = std::move(*read);
@@ -125,14 +111,21 @@ Expected<void> addGlobalVariables(ir::TypeGraph& graph, const std::string& input
 
 // Features that are off and --keep/--drop, applied to whatever the loader made, BTF included.
 Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& request,
-                              const std::string& loader, plugin::Session& session) {
+                              const std::shared_ptr<MappedFile>& input, const std::string& loader,
+                              plugin::Session& session) {
     auto features = FeatureSet::parse(session.options.features);
     if (!features)
         return std::move(features).error();
+    for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
+        const auto f = static_cast<Feature>(i);
+        if (features->has(f) && !FeatureSet::implemented(f))
+            session.diagnostics.warning("feature '" + std::string(FeatureSet::name(f)) +
+                                        "' is not implemented by btforge: ignored");
+    }
     if (auto downgraded = amend::downgrade(graph, *features))
         graph = std::move(*downgraded);
     if (features->has(Feature::GlobalVar) && loader == "btf") {
-        auto added = addGlobalVariables(graph, request.source.input, session);
+        auto added = addGlobalVariables(graph, input, session);
         if (!added)
             return std::move(added).error();
     }
@@ -148,55 +141,80 @@ Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& requ
     return graph;
 }
 
-// --elf / --in-place: a copy of the input ELF file with `btf` as its .BTF section, every other
-// section as it was, with the input's permissions.
-Expected<void> writeIntoElf(const ConversionRequest& request, const std::string& btf) {
-    const std::string& inputPath = request.source.input;
-    auto input = MappedFile::open(inputPath);
-    if (!input)
-        return std::move(input).error();
-    // Through a symbolic link, the file it names is replaced, not the link (a dangling link is
-    // replaced itself).
-    std::error_code ec;
-    std::string output = request.output;
-    if (std::filesystem::is_symlink(output, ec)) {
-        auto target = std::filesystem::canonical(output, ec);
-        if (!ec)
-            output = target.string();
+// The outputs of a conversion, opened before the work so that one that cannot be written fails
+// at once; they replace their targets only once everything succeeded.
+struct Outputs {
+    std::optional<OutputFile> main;   // none for standard output
+    std::optional<OutputFile> report; // --report-skipped
+    std::ostringstream reportText;
+};
+
+Expected<void> openOutputs(const ConversionRequest& request, Outputs& outputs) {
+    if (request.output != "-") {
+        auto file = OutputFile::create(request.output);
+        if (!file)
+            return std::move(file).error();
+        outputs.main.emplace(std::move(*file));
     }
-    struct stat st {};
-    if (::stat(inputPath.c_str(), &st) != 0)
-        return Error::io(inputPath + ": cannot stat: " + std::strerror(errno));
-    auto file = AtomicFile::create(output);
-    if (!file)
-        return std::move(file).error();
-    if (auto written = elf::writeWithSection(input->bytes(), inputPath, ".BTF",
-                                             std::as_bytes(std::span(btf)), file->stream());
-        !written)
-        return written;
-    return file->commit(st.st_mode & 07777);
+    if (!request.reportSkipped.empty()) {
+        auto file = OutputFile::create(request.reportSkipped);
+        if (!file)
+            return std::move(file).error();
+        outputs.report.emplace(std::move(*file));
+    }
+    return {};
 }
 
-Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& request,
-                       plugin::Session& session) {
+// --elf / --in-place: a copy of the input ELF file with `btf` as its .BTF section, every other
+// section as it was, with the input's permissions.
+Expected<void> writeIntoElf(const MappedFile& input, const std::string& btf, OutputFile& output) {
+    struct stat st {};
+    if (::fstat(input.descriptor(), &st) != 0)
+        return Error::io(input.path() + ": cannot stat: " + std::strerror(errno));
+    if (auto written = elf::writeWithSection(input.bytes(), input.path(), ".BTF",
+                                             std::as_bytes(std::span(btf)), output.stream());
+        !written)
+        return written;
+    // A stream's bytes are in a memfd, whose permissions say nothing: the umask's default then.
+    return output.commit(S_ISREG(st.st_mode) && st.st_nlink > 0
+                             ? std::optional<unsigned>(st.st_mode & 07777)
+                             : std::nullopt);
+}
+
+} // namespace
+
+Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
+                             plugin::Session& session) {
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
     if (!emitterPlugin)
         return std::move(emitterPlugin).error();
+    if (auto distinct = refuseOutputsOverInputs(request, session.options); !distinct)
+        return distinct;
+    auto input = openInput(request.source.input, session);
+    if (!input)
+        return std::move(input).error();
     if (request.intoElf) { // refuse before the work of converting
-        auto input = MappedFile::open(request.source.input);
-        if (!input)
-            return std::move(input).error();
-        if (!elf::looksLikeElf(input->bytes()))
+        if (!elf::looksLikeElf((*input)->bytes()))
             return Error::badInput(request.source.input + ": not an ELF file (--elf, --in-place)");
-        if (auto writable = elf::checkSectionWritable(input->bytes(), request.source.input, ".BTF");
+        if (auto writable =
+                elf::checkSectionWritable((*input)->bytes(), request.source.input, ".BTF");
             !writable)
             return writable;
     }
+    Outputs outputs;
+    if (auto opened = openOutputs(request, outputs); !opened)
+        return opened;
+    if (outputs.report)
+        session.skipReport = &outputs.reportText;
+    std::ostringstream skipLines;
+    if (request.listSkipped)
+        session.skipLines = &skipLines;
+
     std::string loader;
-    auto loaded = loadGraph(registry, request.source, session, &loader);
+    auto loaded = loadGraph(registry, request.source, session, &loader, *input);
     if (!loaded)
         return std::move(loaded).error();
-    auto graph = amend(std::move(*loaded), request, loader, session);
+    auto graph = amend(std::move(*loaded), request, *input, loader, session);
     if (!graph)
         return std::move(graph).error();
     // The extension's conversions, explicit so that a standard output never silently loses the
@@ -208,39 +226,61 @@ Expected<void> convert(const PluginRegistry& registry, const ConversionRequest& 
 
     auto emitter = (*emitterPlugin)->descriptor->makeEmitter();
     plugin::EmitRequest emit{request.output};
+    Expected<void> written;
     if (request.intoElf) {
         std::ostringstream btf;
-        if (auto written = emitter->emit(*graph, emit, btf, session); !written)
-            return written;
-        return writeIntoElf(request, btf.str());
-    }
-    if (request.output == "-") {
-        auto written = emitter->emit(*graph, emit, std::cout, session);
+        written = emitter->emit(*graph, emit, btf, session);
+        if (written)
+            written = writeIntoElf(**input, btf.str(), *outputs.main);
+    } else if (!outputs.main) {
+        written = emitter->emit(*graph, emit, std::cout, session);
         std::cout.flush();
         if (written && !std::cout)
             return Error::io("standard output: write failed");
-        return written;
+    } else {
+        written = emitter->emit(*graph, emit, outputs.main->stream(), session);
+        if (written)
+            written = outputs.main->commit();
     }
-    auto file = AtomicFile::create(request.output);
-    if (!file)
-        return std::move(file).error();
-    if (auto written = emitter->emit(*graph, emit, file->stream(), session); !written)
-        return written; // the temporary file goes away with `file`
-    return file->commit();
+    if (written && request.listSkipped) {
+        std::cout << skipLines.str() << std::flush;
+        if (!std::cout)
+            return Error::io("standard output: write failed");
+    }
+    if (!written || !outputs.report)
+        return written;
+    // Input a loader makes no report for (BTF) leaves the file as it was.
+    if (outputs.reportText.str().empty())
+        return {};
+    outputs.report->stream() << outputs.reportText.str();
+    return outputs.report->commit();
 }
 
-} // namespace
+Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
+                                                const plugin::Session& session) {
+    auto file = MappedFile::open(path, session.options.streamLimit);
+    if (!file)
+        return std::move(file).error();
+    return std::make_shared<MappedFile>(std::move(*file));
+}
 
 Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session, std::string* loaderName) {
+                                  plugin::Session& session, std::string* loaderName,
+                                  std::shared_ptr<MappedFile> input) {
+    if (!input) {
+        auto opened = openInput(source.input, session);
+        if (!opened)
+            return std::move(opened).error();
+        input = std::move(*opened);
+    }
     auto loaderPlugin = source.loader ? requirePlugin(registry, PluginKind::Loader, *source.loader)
-                                      : chooseLoader(registry, source.input);
+                                      : chooseLoader(registry, *input, source.carried);
     if (!loaderPlugin)
         return std::move(loaderPlugin).error();
     if (loaderName)
         *loaderName = (*loaderPlugin)->descriptor->name;
 
-    plugin::LoadRequest load{source.input, nullptr, ""};
+    plugin::LoadRequest load{source.input, std::move(input), nullptr, ""};
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
         auto base = loadBase(registry, *basePath, session);
         if (!base)
@@ -249,14 +289,6 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         load.basePath = *basePath;
     }
     return (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
-}
-
-Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
-                             plugin::Session& session) {
-    auto done = convert(registry, request, session);
-    if (!done)
-        removeStaleOutput(request);
-    return done;
 }
 
 } // namespace btforge::host

@@ -15,6 +15,9 @@ struct GraphSource {
     std::string input;
     std::optional<std::string> loader; // chosen by probing the input when absent
     std::optional<std::string> base;   // implicit for /sys/kernel/btf/<module>
+    // What the input carries (dump, diff): an ELF file's .BTF when it has one, as bpftool reads
+    // it, rather than the DWARF convert makes BTF from.
+    bool carried = false;
 };
 
 struct ConversionRequest {
@@ -22,17 +25,29 @@ struct ConversionRequest {
     std::string output = "-"; // "-" is standard output
     std::string emitter = "btf";
     // --elf: the output is a copy of the input ELF file with the BTF as its .BTF section
-    // (--in-place: output is the input).
+    // (--in-place: output is the input, the one output allowed to name an input).
     bool intoElf = false;
+    bool inPlace = false;
+    // --report-skipped: the file the skipped functions go to, as JSON; empty: none.
+    std::string reportSkipped;
+    // --list-skipped: the skipped functions on standard output too, as pahole --verbose.
+    bool listSkipped = false;
     // --keep / --drop: the names a minimised output is made for (core/amend/TypeSelection).
     std::vector<std::string> keep;
     std::vector<std::string> drop;
 };
 
+// Opens an input once, as every command does (MappedFile's rules, --stream-limit): the loader
+// probes and reads these bytes, never the path again.
+Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
+                                                const plugin::Session& session);
+
 // Loads one graph as every command does: the loader named or the best bidder, over its base.
-// `loaderName`, when given, receives the name of the loader that read it.
+// `loaderName`, when given, receives the name of the loader that read it; `input`, when given,
+// is source.input already opened.
 Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session, std::string* loaderName = nullptr);
+                                  plugin::Session& session, std::string* loaderName = nullptr,
+                                  std::shared_ptr<MappedFile> input = nullptr);
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session);

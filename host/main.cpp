@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
     plugin::Options loadDefaults; // diff loads with the defaults convert has
     plugin::Options& options = convert ? convert->options : loadDefaults;
     options.jobs = jobs;
+    if (command->global.streamLimit)
+        options.streamLimit = *command->global.streamLimit;
     plugin::Session session{tasks, progress, diagnostics, options};
 
     if (convert) {

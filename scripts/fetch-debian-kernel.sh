@@ -3,7 +3,8 @@
 # the tests and the benchmark) and unpacks vmlinux and a few modules into a cache outside the
 # repository:
 #   $BTFORGE_CACHE/debian-VERSION/{vmlinux,modules/*.ko}
-# ARCH is a Debian architecture: amd64 (the default), arm64 or s390x (big-endian). A foreign
+# ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
+# (32-bit; these two packages are over 600 MB, and the test command does not use them). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
@@ -22,8 +23,16 @@ s390x)
     version=6.1.0-47-s390x
     modules=(fs/xfs/xfs net/netfilter/nf_tables)
     ;;
+armhf) # 32-bit
+    version=6.1.0-50-armmp
+    modules=(fs/xfs/xfs)
+    ;;
+i386) # 32-bit
+    version=6.1.0-50-686-pae
+    modules=(fs/xfs/xfs)
+    ;;
 *)
-    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x)" >&2
+    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386)" >&2
     exit 2
     ;;
 esac

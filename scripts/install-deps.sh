@@ -13,8 +13,19 @@ packages=(
     dwz                                        # DWARF inputs: dwz partial units
     xz-utils                                   # pahole's reference BTF (shared/data) is .xz
     dwarves                                    # bench/run.sh: Debian's pahole to compare with
+    gawk                                       # upstream pahole's test suite (pahole-upstream)
     clang-19 llvm-19 libclang-rt-19-dev        # BPF test inputs, objcopy, libFuzzer
     llvm-19-dev                                # the llvm-dwarf loader (LLVM DebugInfo)
+    lld-19                                     # cross-program tests: clang's riscv64 and loongarch64 links
+    qemu-user                                  # cross-program tests: run the cross-built programs
+    # cross-program tests: Debian's cross compilers and C libraries, one per kernel architecture
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+    gcc-s390x-linux-gnu libc6-dev-s390x-cross
+    gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+    gcc-i686-linux-gnu libc6-dev-i386-cross
+    gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+    gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+    python3                                    # tests: generated C, ELF header patching
 )
 
 missing=()

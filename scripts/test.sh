@@ -2,8 +2,8 @@
 # The whole test suite: installs what is missing, fetches the Debian reference kernels (amd64,
 # arm64, s390x), then
 #  1. an ASan+UBSan build runs every test,
-#  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the DWARF
-#     loader on small ELF files with DWARF,
+#  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the two
+#     DWARF loaders (libdw and LLVM) on small ELF files with DWARF, also mutated structurally,
 #  3. a release build runs every test (its CTest summary is the last line).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,8 +14,10 @@ mkdir -p "$build"
 "$root/scripts/fetch-debian-kernel.sh" arm64
 "$root/scripts/fetch-debian-kernel.sh" s390x
 
+# Tests must never write through shared paths: a test that replaced /dev/null fails the run.
 run_ctest() {
     (cd "$1" && ctest --output-on-failure --timeout 1500 -j 2)
+    [ -c /dev/null ] || { echo "error: a test replaced /dev/null with a regular file" >&2; exit 1; }
 }
 
 echo "== sanitizers (ASan+UBSan)"
@@ -24,7 +26,7 @@ echo "== sanitizers (ASan+UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_ctest "$build/asan"
 
-echo "== fuzzing the BTF reader and the DWARF loader (60 s each)"
+echo "== fuzzing the BTF reader and the two DWARF loaders (60 s each)"
 "$root/scripts/build.sh" "$build/fuzz" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
     -DBTFORGE_FUZZ=ON > "$build/fuzz.log" 2>&1 || { tail -n 60 "$build/fuzz.log"; exit 1; }
 corpus=$build/fuzz/corpus
@@ -36,9 +38,15 @@ grep -E 'stat::number_of_executed_units|Done' "$build/fuzz-run.log" | head -n 2
 dwarf_corpus=$build/fuzz/dwarf-corpus
 rm -rf "$dwarf_corpus" && mkdir -p "$dwarf_corpus"
 "$root/tests/fuzz/make-dwarf-seed-corpus.sh" "$dwarf_corpus" > /dev/null
-"$build/fuzz/bin/dwarf-loader-fuzz" -max_total_time=60 -print_final_stats=1 "$dwarf_corpus" \
-    > "$build/fuzz-dwarf-run.log" 2>&1 || { tail -n 80 "$build/fuzz-dwarf-run.log"; exit 1; }
-grep -E 'stat::number_of_executed_units|Done' "$build/fuzz-dwarf-run.log" | head -n 2
+# Both DWARF loaders from the same seeds (each run adds what it finds to its own copy).
+llvm_corpus=$build/fuzz/llvm-dwarf-corpus
+rm -rf "$llvm_corpus" && cp -r "$dwarf_corpus" "$llvm_corpus"
+for target in dwarf-loader-fuzz:$dwarf_corpus llvm-dwarf-loader-fuzz:$llvm_corpus; do
+    log=$build/fuzz-${target%%:*}-run.log
+    "$build/fuzz/bin/${target%%:*}" -max_total_time=60 -print_final_stats=1 "${target#*:}" \
+        > "$log" 2>&1 || { tail -n 80 "$log"; exit 1; }
+    grep -E 'stat::number_of_executed_units|Done' "$log" | head -n 2
+done
 
 echo "== release"
 "$root/scripts/build.sh" "$build/release" > "$build/release.log" 2>&1 ||

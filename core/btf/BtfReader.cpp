@@ -1,7 +1,9 @@
 // Raw BTF -> TypeGraph, checking every field before it is used. The type section is walked three
 // times: the first pass only finds record boundaries (kind, and vlen against what is left), so the
 // second knows the last type id and checks each reference as it decodes; the third checks what
-// needs other types (FUNC targets, DECL_TAG components, loops).
+// needs other types (FUNC targets, DECL_TAG components, loops). Records of kinds this reader does
+// not know are stepped over by the file's kind-layout section and dropped; the first pass
+// renumbers the types after them.
 #include "btforge/btf/BtfReader.h"
 
 #include "BtfCommon.h"
@@ -30,49 +32,20 @@ constexpr uint64_t kTypeOffAt = 8;
 constexpr uint64_t kTypeLenAt = 12;
 constexpr uint64_t kStrOffAt = 16;
 constexpr uint64_t kStrLenAt = 20;
+constexpr uint64_t kLayoutOffAt = 24;
+constexpr uint64_t kLayoutLenAt = 28;
 
 // Offsets inside a type record.
 constexpr uint64_t kInfoAt = 4;
 constexpr uint64_t kSizeOrTypeAt = 8;
-
-// Classic BTF leaves these info bits unused; the 2026 wide encoding puts vlen and kind bits there,
-// which this reader does not decode. The kind is read 7 bits wide so such a kind is named right.
-constexpr uint32_t kInfoWideVlenBits = 0x00ff0000;
-constexpr uint32_t wideKind(uint32_t info) {
-    return (info >> 24) & 0x7f;
-}
 
 constexpr uint32_t kMaxIntBits = 128;
 constexpr uint32_t kMaxLinkage = 2; // static, global, extern (FUNC and VAR alike)
 constexpr size_t kMaxLoopShown = 8;
 
 // Bytes a record holds after its 12-byte common part.
-uint64_t trailingSize(Kind kind, uint32_t vlen, bool funcAddress) {
-    switch (kind) {
-    case Kind::Func:
-        return funcAddress ? kFuncAddrDataSize : 0;
-    case Kind::Int:
-        return kIntDataSize;
-    case Kind::Array:
-        return kArraySize;
-    case Kind::Var:
-        return kVarDataSize;
-    case Kind::DeclTag:
-        return kDeclTagDataSize;
-    case Kind::Struct:
-    case Kind::Union:
-        return uint64_t{vlen} * kMemberSize;
-    case Kind::Enum:
-        return uint64_t{vlen} * kEnumValueSize;
-    case Kind::Enum64:
-        return uint64_t{vlen} * kEnum64ValueSize;
-    case Kind::FuncProto:
-        return uint64_t{vlen} * kParamSize;
-    case Kind::Datasec:
-        return uint64_t{vlen} * kVarSecInfoSize;
-    default:
-        return 0;
-    }
+uint64_t trailingSize(KindLayout layout, uint32_t vlen) {
+    return layout.infoSize + uint64_t{vlen} * layout.elemSize;
 }
 
 std::span<const ir::Member> membersOf(const ir::TypeView& view) {
@@ -188,6 +161,9 @@ private:
     };
 
     Expected<void> readHeader();
+    Expected<void> readLayout(uint64_t hdrLen, uint64_t dataSize);
+    void dropRecords(std::vector<bool>& dropped);
+    void warnDropped() const;
     Expected<void> readStrings();
     Expected<void> findRecords();
     Expected<void> decodeRecords();
@@ -229,7 +205,15 @@ private:
     uint64_t strStart_ = 0;
     uint64_t strLen_ = 0;
     std::vector<uint32_t> recordOffsets_; // from the type section's start, one per own type
+    std::vector<KindLayout> layout_;      // the file's kind-layout section, by kind number
     TypeId endId_ = 0;
+    // When records were dropped: the file's ids run to fileEndId_, and renumbered_ maps each (from
+    // the first own id) to the graph's, void for a dropped one. Empty when nothing was dropped.
+    TypeId fileEndId_ = 0;
+    std::vector<TypeId> renumbered_;
+    std::vector<std::pair<uint32_t, uint32_t>> droppedKinds_; // (kind, records), by kind
+    uint64_t droppedTags_ = 0; // DECL_TAGs on dropped records, dropped with them
+    uint64_t droppedRefs_ = 0;
     Current current_;
     std::optional<Error> failure_;
     std::vector<ir::Member> members_;
@@ -262,6 +246,7 @@ Expected<ir::TypeGraph> Reader::read() {
         if (Expected<void> done = (this->*step)(); !done)
             return std::move(done).error();
     }
+    warnDropped();
     graph_.setByteOrder(order_);
     judgePointerSize(graph_);
     return std::move(graph_);
@@ -317,6 +302,38 @@ Expected<void> Reader::readHeader() {
                                     " overlaps the type section " + range(typeOff, typeLen_));
     typeStart_ = hdrLen + typeOff;
     strStart_ = hdrLen + strOff;
+    if (hdrLen < kLayoutHeaderSize)
+        return {};
+    return readLayout(hdrLen, dataSize);
+}
+
+Expected<void> Reader::readLayout(uint64_t hdrLen, uint64_t dataSize) {
+    const uint64_t off = u32(kLayoutOffAt);
+    const uint64_t len = u32(kLayoutLenAt);
+    if (len == 0)
+        return {};
+    const std::string range = "[" + hex(off) + ", " + hex(off + len) + ")";
+    if (off + len > dataSize)
+        return error(kLayoutOffAt, "layout section " + range +
+                                       " runs past the end of the data after the header (" +
+                                       hex(dataSize) + " bytes)");
+    if (off % 4 != 0)
+        return error(kLayoutOffAt, "layout section offset " + hex(off) + " is not 4-byte aligned");
+    if (len % kKindLayoutSize != 0)
+        return error(kLayoutLenAt, "layout section length " + hex(len) +
+                                       " is not a multiple of 4 (struct btf_layout)");
+    const uint64_t typeOff = u32(kTypeOffAt);
+    const uint64_t strOff = u32(kStrOffAt);
+    for (auto [what, secOff, secLen] :
+         {std::tuple{"type", typeOff, typeLen_}, std::tuple{"string", strOff, strLen_}}) {
+        if (secLen != 0 && off < secOff + secLen && secOff < off + len)
+            return error(kLayoutOffAt, "layout section " + range + " overlaps the " +
+                                           std::string(what) + " section");
+    }
+    for (uint64_t at = hdrLen + off; at < hdrLen + off + len; at += kKindLayoutSize)
+        layout_.push_back({detail::load<uint8_t>(bytes_, at, false),
+                           detail::load<uint8_t>(bytes_, at + 1, false),
+                           detail::load<uint16_t>(bytes_, at + 2, swap_)});
     return {};
 }
 
@@ -339,6 +356,7 @@ Expected<void> Reader::readStrings() {
 
 Expected<void> Reader::findRecords() {
     TypeId id = graph_.firstId();
+    std::vector<bool> dropped; // by own type, from the first
     for (uint64_t pos = 0; pos < typeLen_; ++id) {
         const uint64_t at = typeStart_ + pos;
         const uint64_t left = typeLen_ - pos;
@@ -348,23 +366,34 @@ Expected<void> Reader::findRecords() {
             return error(at, "type [" + std::to_string(id) + "]: only " + std::to_string(left) +
                                  " bytes left in the type section, a record needs 12");
         const uint32_t info = u32(at + kInfoAt);
-        const uint32_t kind = wideKind(info);
-        if (kind == 0 || kind > ir::kMaxKind)
+        const uint32_t kind = infoKind(info);
+        const bool known = kind != 0 && kind <= ir::kMaxKind;
+        const std::optional<KindLayout> described =
+            kind != 0 && kind < layout_.size() ? std::optional(layout_[kind]) : std::nullopt;
+        if (!known && !described)
             return error(at + kInfoAt, "type [" + std::to_string(id) + "]: unknown kind " +
-                                           std::to_string(kind) + " (info " + hex(info) + ")");
+                                           std::to_string(kind) + " (info " + hex(info) + ")" +
+                                           (kind == 0 ? ""
+                                                      : ", and no layout section entry "
+                                                        "says how long its record is"));
         const std::string label = describe(id, static_cast<Kind>(kind), ir::kNoName);
-        if (info & kInfoWideVlenBits)
-            return error(at + kInfoAt, label + ": info " + hex(info) +
-                                           " sets bits 16-23 (a vlen over 65535 is not classic "
-                                           "BTF)");
         const uint32_t vlen = infoVlen(info);
         const bool funcAddress = kind == static_cast<uint32_t>(Kind::Func) && infoKindFlag(info);
         // Its record is longer, so nothing after it could be read right: stop here.
         if (funcAddress && !options_.funcAddresses)
             return error(at + kInfoAt, label + ": FUNC with kind_flag set (address-carrying FUNC "
                                                "extension) is not standard BTF");
-        const uint64_t recordSize =
-            kTypeRecordSize + trailingSize(static_cast<Kind>(kind), vlen, funcAddress);
+        const bool funcAddressKind =
+            kind == kFuncAddrKind && options_.funcAddresses && described == kFuncAddrLayout;
+        KindLayout layout = known ? standardLayout(static_cast<Kind>(kind)) : *described;
+        if (funcAddress)
+            layout = kFuncAddrLayout;
+        if (layout.infoSize % 4 != 0 || layout.elemSize % 4 != 0)
+            return error(at + kInfoAt,
+                         label + ": the layout section gives kind " + std::to_string(kind) + " " +
+                             std::to_string(layout.infoSize) + " bytes once and " +
+                             std::to_string(layout.elemSize) + " per element: not multiples of 4");
+        const uint64_t recordSize = kTypeRecordSize + trailingSize(layout, vlen);
         if (recordSize > left)
             return error(at, label + ": record of " + std::to_string(recordSize) + " bytes (vlen " +
                                  std::to_string(vlen) +
@@ -372,9 +401,66 @@ Expected<void> Reader::findRecords() {
                                  std::to_string(left) + " bytes left)");
         recordOffsets_.push_back(static_cast<uint32_t>(pos));
         pos += recordSize;
+        dropped.push_back(!known && !funcAddressKind);
+        if (dropped.back()) {
+            auto counted = std::find_if(droppedKinds_.begin(), droppedKinds_.end(),
+                                        [&](const auto& k) { return k.first == kind; });
+            if (counted == droppedKinds_.end())
+                droppedKinds_.emplace_back(kind, 1);
+            else
+                ++counted->second;
+        }
     }
     endId_ = id;
+    fileEndId_ = id;
+    if (!droppedKinds_.empty())
+        dropRecords(dropped);
     return {};
+}
+
+// Drops the records marked, and the DECL_TAGs on them (a tag annotates its target, and one on
+// void would not read back), then numbers the rest in order.
+void Reader::dropRecords(std::vector<bool>& dropped) {
+    const TypeId first = graph_.firstId();
+    for (size_t i = 0; i < dropped.size(); ++i) {
+        const uint64_t at = typeStart_ + recordOffsets_[i];
+        if (dropped[i] || infoKind(u32(at + kInfoAt)) != static_cast<uint32_t>(Kind::DeclTag))
+            continue;
+        const TypeId target = u32(at + kSizeOrTypeAt);
+        if (target >= first && target < fileEndId_ && dropped[target - first]) {
+            dropped[i] = true;
+            ++droppedTags_;
+        }
+    }
+    std::vector<uint32_t> kept;
+    for (size_t i = 0; i < dropped.size(); ++i) {
+        renumbered_.push_back(dropped[i] ? ir::kVoidType
+                                         : first + static_cast<TypeId>(kept.size()));
+        if (!dropped[i])
+            kept.push_back(recordOffsets_[i]);
+    }
+    recordOffsets_ = std::move(kept);
+    endId_ = first + static_cast<TypeId>(recordOffsets_.size());
+    std::sort(droppedKinds_.begin(), droppedKinds_.end());
+}
+
+void Reader::warnDropped() const {
+    if (droppedKinds_.empty() || !options_.warning)
+        return;
+    uint64_t records = 0;
+    std::string kinds;
+    for (auto [kind, count] : droppedKinds_) {
+        records += count;
+        kinds += (kinds.empty() ? "" : ", ") + std::string("kind ") + std::to_string(kind) + ": " +
+                 std::to_string(count);
+    }
+    const std::string& source = options_.sourceName;
+    options_.warning((source.empty() ? std::string("BTF") : source) + ": dropped " +
+                     std::to_string(records) + " types of kinds btforge does not know (" + kinds +
+                     "), stepped over as the layout section describes them" +
+                     (droppedTags_ ? ", and " + std::to_string(droppedTags_) + " DECL_TAGs on them"
+                                   : std::string()) +
+                     "; " + std::to_string(droppedRefs_) + " references to them read as void");
 }
 
 Expected<void> Reader::decodeRecords() {
@@ -382,7 +468,10 @@ Expected<void> Reader::decodeRecords() {
     for (TypeId id = graph_.firstId(); id < endId_; ++id) {
         const uint64_t at = recordAt(id);
         const uint32_t info = u32(at + kInfoAt);
-        current_ = {id, static_cast<Kind>(infoKind(info)), at, ir::kNoName};
+        // findRecords kept kFuncAddrKind only as the layout-described FUNC address form.
+        const uint32_t kind = infoKind(info);
+        current_ = {id, kind == kFuncAddrKind ? Kind::Func : static_cast<Kind>(kind), at,
+                    ir::kNoName};
         current_.name = nameRef(at, {"name"});
         ir::TypeView view = decodeRecord(info);
         if (failure_)
@@ -431,8 +520,9 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
         if (vlen > kMaxLinkage)
             note(at + kInfoAt, "linkage " + std::to_string(vlen) +
                                    " is none of static (0), global (1), extern (2)");
-        std::optional<uint64_t> address; // findRecords admitted kind_flag only with the option
-        if (flag)
+        // findRecords admitted both address forms only with the option.
+        std::optional<uint64_t> address;
+        if (flag || infoKind(info) == kFuncAddrKind)
             address = detail::load<uint64_t>(bytes_, data, swap_);
         return ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
                             static_cast<ir::FuncLinkage>(vlen), address};
@@ -469,7 +559,7 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
     case Kind::Void:
         break;
     }
-    return ir::VoidType{}; // unreachable: findRecords admitted kinds 1-19 only
+    return ir::VoidType{}; // unreachable: findRecords kept kinds 1-19 and the FUNC address kind
 }
 
 ir::TypeView Reader::decodeInt(uint32_t size, uint64_t data) {
@@ -539,10 +629,18 @@ StrId Reader::nameRef(uint64_t at, const Field& field) {
 
 TypeId Reader::typeRef(uint64_t at, const Field& field) {
     const TypeId type = u32(at);
-    if (type < endId_)
+    if (renumbered_.empty() && type < endId_)
         return type;
+    if (!renumbered_.empty() && type < fileEndId_) {
+        if (type < graph_.firstId())
+            return type;
+        const TypeId now = renumbered_[type - graph_.firstId()];
+        droppedRefs_ += now == ir::kVoidType;
+        return now;
+    }
+    const TypeId fileEnd = renumbered_.empty() ? endId_ : fileEndId_;
     note(at, field.str() + " refers to type [" + std::to_string(type) + "], past the last type [" +
-                 std::to_string(endId_ - 1) + "]");
+                 std::to_string(fileEnd - 1) + "]");
     return ir::kVoidType;
 }
 

@@ -28,7 +28,7 @@ class Encoder {
 public:
     Encoder(const ir::TypeGraph& graph, const WriteOptions& options)
         : graph_(graph), swap_(detail::needsSwap(options.byteOrder.value_or(graph.byteOrder()))),
-          funcAddresses_(options.funcAddresses) {
+          funcAddresses_(options.funcAddresses), layout_(options.layout) {
         if (const ir::TypeGraph* base = graph.base()) {
             stringsStart_ = base->strings().endId(); // split offsets continue the base's section
         } else {
@@ -40,6 +40,7 @@ public:
     Expected<std::vector<std::byte>> encode();
 
 private:
+    std::vector<std::byte> layoutSection() const;
     Expected<void> encode(TypeId id, const ir::VoidType&);
     Expected<void> encode(TypeId id, const ir::IntType& type);
     template <Kind K> Expected<void> encode(TypeId id, const ir::ReferenceType<K>& type);
@@ -57,7 +58,10 @@ private:
     // A list's length as vlen, or the error naming the type when BTF cannot count that far.
     template <typename T>
     Expected<uint32_t> vlenOf(TypeId id, std::span<const T> list, std::string_view what) const;
-    void putRecord(StrId name, Kind kind, uint32_t vlen, bool kindFlag, uint32_t sizeOrType);
+    void putRecord(StrId name, Kind kind, uint32_t vlen, bool kindFlag, uint32_t sizeOrType) {
+        putRecord(name, static_cast<uint32_t>(kind), vlen, kindFlag, sizeOrType);
+    }
+    void putRecord(StrId name, uint32_t kind, uint32_t vlen, bool kindFlag, uint32_t sizeOrType);
     void put(uint32_t word) { detail::append(types_, word, swap_); }
     uint32_t stringOffset(StrId name);
     Error error(TypeId id, std::string_view what) const;
@@ -65,6 +69,7 @@ private:
     const ir::TypeGraph& graph_;
     const bool swap_;
     const bool funcAddresses_;
+    const bool layout_;
     std::vector<std::byte> types_;
     std::vector<char> strings_;
     uint64_t stringsStart_ = 0; // the offset strings_[0] gets
@@ -80,22 +85,34 @@ Expected<std::vector<std::byte>> Encoder::encode() {
         if (!done)
             return std::move(done).error();
     }
+    // With a layout: header, types, layout, strings, where libbpf expects the layout. Split BTF
+    // has the 2026 header but no section of its own: readers use its base's, and upstream pahole
+    // writes none there either.
+    const std::vector<std::byte> layout =
+        layout_ && !graph_.base() ? layoutSection() : std::vector<std::byte>{};
+    const uint32_t headerSize = layout_ ? kLayoutHeaderSize : kMinHeaderSize;
     constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
-    if (kMinHeaderSize + types_.size() + strings_.size() > kMaxU32 ||
+    if (headerSize + types_.size() + layout.size() + strings_.size() > kMaxU32 ||
         stringsStart_ + strings_.size() > kMaxU32)
         return Error::badInput("BTF of " + std::to_string(graph_.ownCount()) +
                                " types would exceed the format's 4 GiB limit");
 
+    const auto typeLen = static_cast<uint32_t>(types_.size());
+    const auto layoutLen = static_cast<uint32_t>(layout.size());
     std::vector<std::byte> out;
-    out.reserve(kMinHeaderSize + types_.size() + strings_.size());
+    out.reserve(headerSize + types_.size() + layout.size() + strings_.size());
     detail::append(out, kMagic, swap_);
     detail::append(out, kVersion, swap_);
     detail::append(out, uint8_t{0}, swap_); // flags
     for (uint32_t field :
-         {kMinHeaderSize, 0u, static_cast<uint32_t>(types_.size()),
-          static_cast<uint32_t>(types_.size()), static_cast<uint32_t>(strings_.size())})
+         {headerSize, 0u, typeLen, typeLen + layoutLen, static_cast<uint32_t>(strings_.size())})
         detail::append(out, field, swap_); // hdr_len, type_off, type_len, str_off, str_len
+    if (layout_) {
+        detail::append(out, layout.empty() ? 0u : typeLen, swap_); // layout_off
+        detail::append(out, layoutLen, swap_);
+    }
     out.insert(out.end(), types_.begin(), types_.end());
+    out.insert(out.end(), layout.begin(), layout.end());
     const auto* strings = reinterpret_cast<const std::byte*>(strings_.data());
     out.insert(out.end(), strings, strings + strings_.size());
     return out;
@@ -103,6 +120,25 @@ Expected<std::vector<std::byte>> Encoder::encode() {
 
 Expected<void> Encoder::encode(TypeId id, const ir::VoidType&) {
     return error(id, "is void, which has no record"); // TypeGraph::add refuses it; kept total
+}
+
+// Every kind this writer may use, by number: the standard ones, and the FUNC address kind when
+// the extension is written.
+std::vector<std::byte> Encoder::layoutSection() const {
+    std::vector<KindLayout> kinds;
+    for (uint32_t kind = 0; kind <= ir::kMaxKind; ++kind)
+        kinds.push_back(standardLayout(static_cast<Kind>(kind)));
+    if (funcAddresses_) {
+        kinds.resize(kFuncAddrKind);
+        kinds.push_back(kFuncAddrLayout);
+    }
+    std::vector<std::byte> out;
+    for (const KindLayout& k : kinds) {
+        detail::append(out, k.infoSize, swap_);
+        detail::append(out, k.elemSize, swap_);
+        detail::append(out, k.flags, swap_);
+    }
+    return out;
 }
 
 Expected<void> Encoder::encode(TypeId, const ir::IntType& type) {
@@ -173,8 +209,11 @@ Expected<void> Encoder::encode(TypeId id, const ir::FuncType& type) {
         return error(id, "carries an address (the address-carrying FUNC extension): standard "
                          "BTF cannot hold it; write it with -t btf-func-addr, or convert it with "
                          "--func-addr=merge or --func-addr=decl-tag");
-    putRecord(type.name, Kind::Func, static_cast<uint32_t>(type.linkage), type.address.has_value(),
-              type.proto);
+    const auto linkage = static_cast<uint32_t>(type.linkage);
+    if (type.address && layout_) // a kind of its own, which the layout section describes
+        putRecord(type.name, kFuncAddrKind, linkage, false, type.proto);
+    else // kind_flag 1 says 8 bytes follow
+        putRecord(type.name, Kind::Func, linkage, type.address.has_value(), type.proto);
     if (type.address)
         detail::append(types_, *type.address, swap_);
     return {};
@@ -225,15 +264,21 @@ Expected<void> Encoder::encode(TypeId, const ir::DeclTagType& type) {
 template <typename T>
 Expected<uint32_t> Encoder::vlenOf(TypeId id, std::span<const T> list,
                                    std::string_view what) const {
-    if (list.size() > kMaxVlen)
-        return error(id, "has " + std::to_string(list.size()) + " " + std::string(what) +
-                             ": BTF allows at most " + std::to_string(kMaxVlen));
+    // 24-bit vlen came with the layout section: a reader of one knows the other.
+    const uint32_t maxVlen = layout_ ? kMaxWideVlen : kMaxVlen;
+    if (list.size() > maxVlen)
+        return error(
+            id,
+            "has " + std::to_string(list.size()) + " " + std::string(what) +
+                ": BTF allows at most " + std::to_string(maxVlen) +
+                (layout_ ? "" : " (" + std::to_string(kMaxWideVlen) + " with the layout feature)"));
     return static_cast<uint32_t>(list.size());
 }
 
-void Encoder::putRecord(StrId name, Kind kind, uint32_t vlen, bool kindFlag, uint32_t sizeOrType) {
+void Encoder::putRecord(StrId name, uint32_t kind, uint32_t vlen, bool kindFlag,
+                        uint32_t sizeOrType) {
     put(stringOffset(name));
-    put(makeInfo(static_cast<uint32_t>(kind), vlen, kindFlag));
+    put(makeInfo(kind, vlen, kindFlag));
     put(sizeOrType);
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace btforge::dedup {
 namespace {
@@ -608,35 +609,39 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
         return std::find(named.begin() + group.first, named.begin() + group.declarations,
                          definition) != named.begin() + group.declarations;
     };
-    // Follows two member types through the unnamed wrappers they share until they meet in one
-    // class, or end in a closed declaration against one of its definitions (noted in `pairs`).
+    // Whether two types are equal once closed declarations may stand for definitions of their
+    // name, the pairs that takes noted in `pairs`: libbpf's equivalence walk, pairs already met
+    // assumed equal (cycles), bounded so that a pathological graph costs little.
     std::vector<std::pair<TypeId, TypeId>> pairs;
-    auto sameButDeclarations = [&](TypeId a, TypeId b) {
-        for (int depth = 0; depth < 16; ++depth) {
-            a = canonical(a);
-            b = canonical(b);
-            if (block[a] == block[b])
-                return true;
-            const Kind kind = merged.kind(a);
-            if (kind != merged.kind(b)) {
+    std::vector<std::pair<TypeId, TypeId>> toCompare;
+    std::unordered_set<uint64_t> assumed;
+    auto equalButDeclarations = [&](TypeId first, TypeId second) {
+        pairs.clear();
+        assumed.clear();
+        toCompare.assign(1, {first, second});
+        for (size_t budget = 100000; !toCompare.empty(); --budget) {
+            auto [a, b] = toCompare.back();
+            toCompare.pop_back();
+            if (block[a] == block[b] || !assumed.insert(uint64_t{a} << 32 | b).second)
+                continue;
+            if (budget == 0)
+                return false;
+            if (world.label(a) != world.label(b)) {
                 if (closedDeclarations.contains(b))
                     std::swap(a, b);
                 if (!closedDeclarations.contains(a) || !isDefinitionOf(b, a))
                     return false;
                 pairs.emplace_back(a, b);
-                return true;
+                continue;
             }
-            bool wrapper = kind == Kind::Ptr || kind == Kind::Const || kind == Kind::Volatile ||
-                           kind == Kind::Restrict || kind == Kind::Array;
-            if (!wrapper || merged.nameId(a) != ir::kNoName || merged.nameId(b) != ir::kNoName)
+            auto refsA = world.refs(a);
+            auto refsB = world.refs(b);
+            if (refsA.size() != refsB.size())
                 return false;
-            if (kind == Kind::Array &&
-                merged.getAs<ir::ArrayType>(a).count != merged.getAs<ir::ArrayType>(b).count)
-                return false;
-            a = merged.target(a);
-            b = merged.target(b);
+            for (size_t i = 0; i < refsA.size(); ++i)
+                toCompare.emplace_back(refsA[i], refsB[i]);
         }
-        return false;
+        return true;
     };
     auto membersOf = [&](TypeId id) {
         return merged.visit(id, [](const auto& t) -> std::span<const ir::Member> {
@@ -656,42 +661,43 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
                 id);
         }
     }
-    std::map<TypeId, std::set<uint32_t>> proposals; // declaration -> blocks of definitions
-    std::map<TypeId, TypeId> proposedDefinition;    // declaration -> one such definition
+    // Proposals are by class: the merged graph is not minimal yet, and a class's copies must
+    // all hash alike in the next partition (a definition hashed by its name alone would part
+    // from its own copies otherwise).
+    std::map<uint32_t, std::set<uint32_t>> proposals; // declaration block -> definition blocks
+    std::map<uint32_t, uint32_t> groupOf;             // declaration block -> its closed group
     for (const auto& [key, ids] : alike) {
         for (size_t i = 0; i < ids.size(); ++i) {
             for (size_t j = i + 1; j < ids.size(); ++j) {
-                if (block[ids[i]] == block[ids[j]])
-                    continue;
-                auto a = membersOf(ids[i]);
-                auto b = membersOf(ids[j]);
-                pairs.clear();
-                bool same = true;
-                for (size_t m = 0; same && m < a.size(); ++m) {
-                    same = a[m].name == b[m].name && a[m].bitOffset == b[m].bitOffset &&
-                           a[m].bitfieldSize == b[m].bitfieldSize &&
-                           sameButDeclarations(a[m].type, b[m].type);
-                }
-                if (!same)
+                if (block[ids[i]] == block[ids[j]] || !equalButDeclarations(ids[i], ids[j]))
                     continue;
                 for (const auto& [declaration, definition] : pairs) {
-                    proposals[declaration].insert(block[definition]);
-                    proposedDefinition.emplace(declaration, definition);
+                    proposals[block[declaration]].insert(block[definition]);
+                    groupOf[block[declaration]] = closedDeclarations.at(declaration);
                 }
             }
         }
     }
-    std::map<TypeId, std::vector<TypeId>> joining; // definition -> the declarations joining it
-    for (const auto& [declaration, blocks] : proposals) {
-        if (blocks.size() == 1)
-            joining[proposedDefinition.at(declaration)].push_back(declaration);
+    // (closed group, definition block) -> the declaration blocks joining it
+    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> joining;
+    for (const auto& [declarations, definitions] : proposals) {
+        if (definitions.size() == 1)
+            joining[{groupOf.at(declarations), *definitions.begin()}].insert(declarations);
     }
-    for (const auto& [definition, joiners] : joining) {
+    for (const auto& [where, declarationBlocks] : joining) {
+        const auto& [g, definitionBlock] = where;
+        const NameGroup closed = groups[g];
         const auto at = static_cast<uint32_t>(named.size());
-        named.push_back(definition);
-        named.insert(named.end(), joiners.begin(), joiners.end());
-        const NameGroup& closed = groups[closedDeclarations.at(joiners.front())];
-        groups.push_back({detail::combine(closed.nominalHash, definition), at, at + 1,
+        for (uint32_t i = closed.first; i < closed.declarations; ++i) {
+            if (block[named[i]] == definitionBlock)
+                named.push_back(named[i]);
+        }
+        const auto declarationsAt = static_cast<uint32_t>(named.size());
+        for (uint32_t i = closed.declarations; i < closed.end; ++i) {
+            if (declarationBlocks.contains(block[named[i]]))
+                named.push_back(named[i]);
+        }
+        groups.push_back({detail::combine(closed.nominalHash, definitionBlock), at, declarationsAt,
                           static_cast<uint32_t>(named.size()), true});
     }
     return !joining.empty();

@@ -45,7 +45,7 @@ public:
           merger_(base), appended_(base),
           appendedObservations_(options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
-        partialRules_.arrays = base ? arrayShapeOf(*base) : ArrayShape::Nested;
+        partialRules_.arrays = base ? arrayShapeOf(*base) : options.arrays;
         partialRules_.target = elf.target();
         partialRules_.convention = callingConventionOf(elf.target());
         rules_ = partialRules_;
@@ -309,7 +309,9 @@ private:
         report_.referencesAsPointers += mapped.referencesAsPointers;
         for (const UnmappedDies& u : mapped.unmapped) {
             auto it = std::find_if(report_.unmapped.begin(), report_.unmapped.end(),
-                                   [&](const UnmappedDies& r) { return r.tag == u.tag; });
+                                   [&](const UnmappedDies& r) {
+                                       return r.tag == u.tag && std::string_view(r.why) == u.why;
+                                   });
             if (it == report_.unmapped.end())
                 report_.unmapped.push_back(u);
             else

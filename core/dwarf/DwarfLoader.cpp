@@ -23,6 +23,7 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in) {
         return std::move(languages).error();
     out.excludedLanguages = std::move(*languages);
     out.dedup = in.dedup;
+    out.arrays = in.nestedArrays ? ArrayShape::Nested : ArrayShape::Flattened;
     if (in.funcAddr != plugin::FuncAddrMode::Standard)
         out.functions = FunctionGranularity::PerAddress;
     out.addressBase = in.funcAddrBase;
@@ -32,12 +33,9 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in) {
 } // namespace
 
 unsigned DwarfLoader::probe(const plugin::InputProbe& input) const {
-    if (!elf::looksLikeElf(std::as_bytes(input.head)))
+    auto image = input.bytes;
+    if (!elf::looksLikeElf(image))
         return 0;
-    auto file = MappedFile::open(input.path);
-    if (!file)
-        return 0;
-    auto image = file->bytes();
     return elf::hasSection(image, ".debug_info") || elf::hasSection(image, ".zdebug_info")
                ? confidence_
                : 0;
@@ -48,10 +46,7 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
     auto options = conversionOptions(session.options);
     if (!options)
         return std::move(options).error();
-    auto file = MappedFile::open(request.path);
-    if (!file)
-        return std::move(file).error();
-    auto mapped = std::make_shared<MappedFile>(std::move(*file));
+    const std::shared_ptr<MappedFile>& mapped = request.file;
     // Both read the input's headers and tables, each through its own ELF handle: side by side,
     // after libelf's one process-wide setting is made here, once.
     elf_version(EV_CURRENT);
@@ -61,7 +56,7 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
         if (i == 0)
             symbols.emplace(elf::ElfSymbolTable::read(mapped));
         else
-            reader.emplace(openReader(request.path));
+            reader.emplace(openReader(mapped, session.options));
     });
     if (!*symbols)
         return std::move(*symbols).error();
@@ -73,10 +68,10 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
     if (!graph)
         return graph;
     warnAbout(report, request.path, session.diagnostics);
-    if (!session.options.reportSkippedPath.empty()) {
-        if (auto written = writeSkipReport(report, session.options.reportSkippedPath); !written)
-            return std::move(written).error();
-    }
+    if (session.skipReport)
+        writeSkipReport(report, *session.skipReport);
+    if (session.skipLines)
+        writeSkipLines(report, *session.skipLines);
     return graph;
 }
 

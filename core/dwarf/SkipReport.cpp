@@ -1,6 +1,5 @@
 #include "btforge/dwarf/SkipReport.h"
 
-#include "btforge/support/AtomicFile.h"
 #include "btforge/support/Hex.h"
 
 #include <map>
@@ -29,7 +28,9 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
                plugin::Diagnostics& diagnostics) {
     for (const UnmappedDies& u : report.unmapped)
         diagnostics.warning(path + ": " + std::to_string(u.count) + " DIE(s) with tag " +
-                            hex(u.tag) + " (e.g. at " + hex(u.example) + "): " + u.why);
+                            hex(u.tag) + " (e.g. " +
+                            (u.exampleName.empty() ? "" : "'" + u.exampleName + "' ") + "at " +
+                            hex(u.example) + "): " + u.why);
     if (report.referencesAsPointers)
         diagnostics.warning(path + ": " + std::to_string(report.referencesAsPointers) +
                             " C++ reference type(s) encoded as pointers");
@@ -41,11 +42,7 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
                             "; no function is skipped for an unexpected register");
 }
 
-Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::string& path) {
-    auto file = AtomicFile::create(path);
-    if (!file)
-        return std::move(file).error();
-    std::ostream& out = file->stream();
+void writeSkipReport(const DwarfConversionReport& report, std::ostream& out) {
     std::map<std::string, size_t> counts;
     out << "{\"skipped\":[";
     for (size_t i = 0; i < report.skippedFunctions.size(); ++i) {
@@ -74,7 +71,16 @@ Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::s
         first = false;
     }
     out << "}}\n";
-    return file->commit();
+}
+
+void writeSkipLines(const DwarfConversionReport& report, std::ostream& out) {
+    for (const SkippedFunction& s : report.skippedFunctions) {
+        // pahole's own words, its misspelling included, so that scripts matching them match.
+        const std::string_view reason = s.reason == "inconsistent prototype"
+                                            ? std::string_view("inconsistet prototype")
+                                            : std::string_view(s.reason);
+        out << s.name << " : skipping BTF encoding of function due to " << reason << '\n';
+    }
 }
 
 } // namespace btforge::dwarf

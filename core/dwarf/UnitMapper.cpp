@@ -1,5 +1,7 @@
 #include "btforge/dwarf/UnitMapper.h"
 
+#include "btforge/btf/BtfFormat.h"
+
 #include <algorithm>
 #include <array>
 #include <dwarf.h>
@@ -232,6 +234,19 @@ private:
                     shape_[i] = Shape::Void;
                     continue;
                 }
+                if (die.byteSize > kMaxIntBytes || baseTypeBits(die) > kMaxIntBits) {
+                    unmapped(die, "integer wider than BTF's 128 bits; mapped to void");
+                    shape_[i] = Shape::Void;
+                    continue;
+                }
+                break;
+            case DW_TAG_array_type:
+                if (arrayBeyondLimits(i)) {
+                    unmapped(die, "array of 2^32 elements or 4 GiB or more, past BTF's limits; "
+                                  "mapped to void");
+                    shape_[i] = Shape::Void;
+                    continue;
+                }
                 break;
             default:
                 break;
@@ -397,9 +412,7 @@ private:
         default:
             break;
         }
-        uint64_t bits = die.has(kHasBitSize) ? die.bitSize : die.byteSize * 8;
-        return ir::IntType{name, size, encoding, 0,
-                           static_cast<uint8_t>(std::min<uint64_t>(bits, 128))};
+        return ir::IntType{name, size, encoding, 0, static_cast<uint8_t>(baseTypeBits(die))};
     }
 
     // clang puts btf_type_tag annotations under the pointer: they tag the pointee, in order.
@@ -423,6 +436,11 @@ private:
         const Die& die = unit_.dies[index];
         bool isUnion = die.tag == DW_TAG_union_type;
         if (die.has(kDeclaration) && die.firstChild == kNoIndex) {
+            out_.graph.replace(id, ir::FwdType{name, isUnion});
+            return;
+        }
+        if (const char* why = compositeBeyondLimits(index)) {
+            unmapped(die, why);
             out_.graph.replace(id, ir::FwdType{name, isUnion});
             return;
         }
@@ -483,13 +501,31 @@ private:
             if (child.has(kConstValueSigned) && static_cast<int64_t>(child.constValue) < 0)
                 isSigned = true;
         });
-        auto size = static_cast<uint32_t>(die.has(kHasByteSize) ? die.byteSize : 4);
-        if (size > 4) {
+        const uint64_t byteSize = die.has(kHasByteSize) ? die.byteSize : 4;
+        if (enumerators_.size() > btf::kMaxVlen || byteSize > 8) {
+            unmapped(die, enumerators_.size() > btf::kMaxVlen
+                              ? "enum of more than 65,535 values, BTF's limit; encoded as an "
+                                "integer of its size"
+                              : "enum wider than BTF's 8 bytes; encoded as an integer");
+            out_.graph.replace(id, byteSize > kMaxIntBytes
+                                       ? ir::TypeView{ir::FwdType{}}
+                                       : ir::TypeView{ir::IntType{
+                                             name, static_cast<uint32_t>(byteSize),
+                                             isSigned ? ir::int_encoding::kSigned : uint8_t{0}, 0,
+                                             static_cast<uint8_t>(byteSize * 8)}});
+            return;
+        }
+        auto size = static_cast<uint32_t>(byteSize);
+        // A value a 32-bit ENUM cannot hold (malformed, or an enum of 4 bytes or less with wide
+        // constants) keeps its size as ENUM64 rather than lose its upper bits.
+        if (size > 4 ||
+            !std::all_of(enumerators_.begin(), enumerators_.end(),
+                         [&](const ir::Enumerator& e) { return fitsEnum32(e.value, isSigned); })) {
             out_.graph.replace(id, ir::Enum64Type{name, size, enumerators_, isSigned});
             return;
         }
         for (ir::Enumerator& e : enumerators_)
-            e.value &= 0xffffffffu;
+            e.value &= 0xffffffffu; // a negative value's sign extension
         out_.graph.replace(id, ir::EnumType{name, size, enumerators_, isSigned});
     }
 
@@ -538,6 +574,11 @@ private:
             else if (child.tag == DW_TAG_unspecified_parameters)
                 params_.push_back({ir::kNoName, ir::kVoidType});
         });
+        if (params_.size() > btf::kMaxVlen) {
+            unmapped(unit_.dies[index], "prototype of more than 65,535 parameters, BTF's limit; "
+                                        "encoded as (...)");
+            params_.assign(1, {ir::kNoName, ir::kVoidType});
+        }
         out_.graph.replace(
             id, ir::FuncProtoType{ir::kNoName, resolve(unit_.dies[index].type), params_});
     }
@@ -680,6 +721,10 @@ private:
         std::vector<uint32_t> declared =
             abstract ? formalParameters(*abstract) : std::vector<uint32_t>{};
         std::vector<uint32_t> params = formalParameters(die);
+        if (params.size() > btf::kMaxVlen) {
+            unmapped(die, "function of more than 65,535 parameters, BTF's limit; left out");
+            return;
+        }
         // clang units are not checked: clang describes moved parameters with DW_CC_nocall.
         std::optional<ArgumentRegisters> registers;
         if (convention_ && !unit_.isClang())
@@ -794,12 +839,88 @@ private:
 
     void unmapped(const Die& die, const char* why) {
         for (UnmappedDies& u : out_.unmapped) {
-            if (u.tag == die.tag) {
+            if (u.tag == die.tag && std::string_view(u.why) == why) {
                 ++u.count;
                 return;
             }
         }
-        out_.unmapped.push_back({die.tag, die.offset, 1, why});
+        out_.unmapped.push_back({die.tag, die.offset, 1, why, std::string(die.name)});
+    }
+
+    // --- BTF's limits: what does not fit says less (void, a declaration), never a cut number ---
+    static constexpr uint64_t kMaxIntBytes = 16;
+    static constexpr uint64_t kMaxIntBits = 128;
+    static constexpr uint64_t kMaxBitfieldBits = 255;
+    static constexpr uint64_t kMaxFlaggedBitOffset = (1u << 24) - 1; // kind_flag member offsets
+
+    static uint64_t baseTypeBits(const Die& die) {
+        if (die.has(kHasBitSize))
+            return die.bitSize;
+        return die.byteSize > kMaxIntBytes ? UINT64_MAX : die.byteSize * 8;
+    }
+
+    static bool fitsEnum32(uint64_t value, bool isSigned) {
+        const auto asSigned = static_cast<int64_t>(value);
+        return value <= UINT32_MAX || (isSigned && asSigned >= INT32_MIN && asSigned < 0);
+    }
+
+    // An element count of 2^32 or more in one dimension, or in all of them when flattened, or
+    // 4 GiB or more in all.
+    bool arrayBeyondLimits(uint32_t index) const {
+        uint64_t total = 1;
+        bool beyond = false;
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (child.tag != DW_TAG_subrange_type ||
+                !(child.has(kHasCount) || child.has(kHasUpperBound)))
+                return;
+            if (child.has(kHasUpperBound) && child.has(kConstValueSigned) &&
+                static_cast<int64_t>(child.bound) < 0)
+                return;
+            const uint64_t count = child.bound + (child.has(kHasCount) ? 0 : 1);
+            beyond |= count > UINT32_MAX || count < child.bound;
+            total = count && total > UINT32_MAX / count ? UINT64_MAX : total * count;
+        });
+        // The kernel refuses an array whose bytes overflow 32 bits, too.
+        const uint64_t element = byteSizeOf(unit_.dies[index].type);
+        return beyond || (arrays_ == ArrayShape::Flattened && total > UINT32_MAX) ||
+               (element && total > UINT32_MAX / element);
+    }
+
+    // Why a struct or union cannot be BTF (its size, members or their offsets), or null.
+    const char* compositeBeyondLimits(uint32_t index) const {
+        if (unit_.dies[index].byteSize > UINT32_MAX)
+            return "struct or union of 4 GiB or more, past BTF's size field; encoded as a "
+                   "declaration";
+        size_t members = 0;
+        bool bitfields = false;
+        uint64_t farthest = 0; // bits
+        forEachChild(index, [&](uint32_t, const Die& child) {
+            if (child.tag != DW_TAG_member || child.has(kDeclaration) || child.has(kExternal))
+                return;
+            ++members;
+            bitfields |= child.has(kHasBitSize);
+            // Bounds the offset member() computes (DWARF 2-4 bitfields add less than the
+            // storage unit) without repeating it.
+            uint64_t offset = child.has(kHasDataBitOffset) ? child.dataBitOffset
+                              : child.dataMemberLocation > UINT32_MAX / 8
+                                  ? UINT64_MAX
+                                  : child.dataMemberLocation * 8;
+            if (child.has(kHasBitSize) && child.has(kHasBitOffset))
+                offset = offset > UINT32_MAX ? offset : offset + child.bitSize;
+            if (child.has(kHasBitSize) && child.bitSize > kMaxBitfieldBits)
+                offset = UINT64_MAX;
+            farthest = std::max(farthest, offset);
+        });
+        if (members > btf::kMaxVlen)
+            return "struct or union of more than 65,535 members, BTF's limit; encoded as a "
+                   "declaration";
+        if (farthest > UINT32_MAX)
+            return "struct or union with a member past BTF's 2^32-bit offsets; encoded as a "
+                   "declaration";
+        if (bitfields && farthest > kMaxFlaggedBitOffset)
+            return "struct or union with bitfields and a member past 2^24 bits, beyond BTF's "
+                   "bitfield encoding; encoded as a declaration";
+        return nullptr;
     }
 
     const UnitDies& unit_;

@@ -10,8 +10,9 @@ using detail::elfError;
 using detail::openImage;
 
 bool looksLikeElf(std::span<const std::byte> head) {
-    return head.size() >= 4 && std::memcmp(head.data(), "\x7f"
-                                                         "ELF",
+    return head.size() >= 4 && std::memcmp(head.data(),
+                                           "\x7f"
+                                           "ELF",
                                            4) == 0;
 }
 
@@ -19,7 +20,10 @@ namespace {
 
 // Calls visit(scn, shdr, name) for each section until it returns true; false if none did.
 template <typename Visit>
-Expected<bool> findSection(Elf* e, const std::string& fileName, Visit&& visit) {
+Expected<bool> findSection(Elf* e, std::span<const std::byte> image, const std::string& fileName,
+                           Visit&& visit) {
+    if (std::string problem = detail::sectionTableProblem(e, image); !problem.empty())
+        return Error::badInput(fileName + ": " + problem);
     size_t shstrndx = 0;
     if (elf_getshdrstrndx(e, &shstrndx) != 0)
         return elfError(fileName, "cannot read the section name table");
@@ -40,42 +44,43 @@ bool hasSection(std::span<const std::byte> image, const std::string& sectionName
     auto e = openImage(image);
     if (!e || elf_kind(e.get()) != ELF_K_ELF)
         return false;
-    auto found = findSection(e.get(), "", [&](Elf_Scn*, const GElf_Shdr&, std::string_view name) {
-        return name == sectionName;
-    });
+    auto found =
+        findSection(e.get(), image, "", [&](Elf_Scn*, const GElf_Shdr&, std::string_view name) {
+            return name == sectionName;
+        });
     return found && *found;
 }
 
-Expected<std::optional<std::vector<std::byte>>>
-readSection(std::span<const std::byte> image, const std::string& fileName,
-            const std::string& sectionName) {
+Expected<std::optional<std::vector<std::byte>>> readSection(std::span<const std::byte> image,
+                                                            const std::string& fileName,
+                                                            const std::string& sectionName) {
     auto e = openImage(image);
     if (!e || elf_kind(e.get()) != ELF_K_ELF)
         return elfError(fileName, "not a valid ELF file");
     std::optional<std::vector<std::byte>> bytes;
     std::optional<Error> error;
-    auto found = findSection(e.get(), fileName, [&](Elf_Scn* scn, const GElf_Shdr& shdr,
-                                                    std::string_view name) {
-        if (name != sectionName)
-            return false;
-        if (shdr.sh_type == SHT_NOBITS) {
-            bytes.emplace();
+    auto found = findSection(
+        e.get(), image, fileName, [&](Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view name) {
+            if (name != sectionName)
+                return false;
+            if (shdr.sh_type == SHT_NOBITS) {
+                bytes.emplace();
+                return true;
+            }
+            if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset) {
+                error = Error::badInput(fileName + ": section " + sectionName +
+                                        " extends past the end of the file");
+                return true;
+            }
+            Elf_Data* data = elf_rawdata(scn, nullptr);
+            if (!data) {
+                error = elfError(fileName, "cannot read section " + sectionName);
+                return true;
+            }
+            auto* begin = static_cast<const std::byte*>(data->d_buf);
+            bytes.emplace(begin, begin + data->d_size);
             return true;
-        }
-        if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset) {
-            error = Error::badInput(fileName + ": section " + sectionName +
-                                    " extends past the end of the file");
-            return true;
-        }
-        Elf_Data* data = elf_rawdata(scn, nullptr);
-        if (!data) {
-            error = elfError(fileName, "cannot read section " + sectionName);
-            return true;
-        }
-        auto* begin = static_cast<const std::byte*>(data->d_buf);
-        bytes.emplace(begin, begin + data->d_size);
-        return true;
-    });
+        });
     if (!found)
         return std::move(found).error();
     if (error)

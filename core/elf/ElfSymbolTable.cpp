@@ -1,7 +1,6 @@
 #include "btforge/elf/ElfSymbolTable.h"
 
-#include <gelf.h>
-#include <libelf.h>
+#include "ElfImage.h"
 
 #include <algorithm>
 #include <functional>
@@ -10,12 +9,34 @@
 namespace btforge::elf {
 namespace {
 
-struct ElfCloser {
-    void operator()(Elf* e) const { elf_end(e); }
-};
+using detail::elfError;
 
-Error elfError(const std::string& fileName, const std::string& what) {
-    return Error::badInput(fileName + ": " + what + ": " + elf_errmsg(-1));
+// Why the symbol table `header` (section `index`) cannot be read as one, or "": libelf reads
+// one with a zero or odd entry size, a bad string table link or a size that is no multiple of
+// the entries as empty or cut short, and every function would silently be dropped.
+std::string symbolTableProblem(Elf* e, std::span<const std::byte> image, const GElf_Shdr& header,
+                               size_t index) {
+    const std::string where = ".symtab (section " + std::to_string(index) + "): ";
+    const size_t entry = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+    if (header.sh_entsize != entry)
+        return where + "entry size " + std::to_string(header.sh_entsize) + ", expected " +
+               std::to_string(entry);
+    if (header.sh_size % entry != 0)
+        return where + "size " + std::to_string(header.sh_size) +
+               " is not a whole number of entries";
+    if (header.sh_offset > image.size() || header.sh_size > image.size() - header.sh_offset)
+        return where + "extends past the end of the file";
+    if (header.sh_size == 0)
+        return ""; // no symbols: no names to look up
+    size_t sections = 0;
+    GElf_Shdr strings;
+    if (elf_getshdrnum(e, &sections) != 0 || header.sh_link == 0 || header.sh_link >= sections ||
+        !gelf_getshdr(elf_getscn(e, header.sh_link), &strings) || strings.sh_type != SHT_STRTAB)
+        return where + "links to section " + std::to_string(header.sh_link) +
+               ", not a string table";
+    if (strings.sh_offset > image.size() || strings.sh_size > image.size() - strings.sh_offset)
+        return where + "its string table extends past the end of the file";
+    return "";
 }
 
 } // namespace
@@ -42,13 +63,14 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
     elf_version(EV_CURRENT);
     auto image = file->bytes();
     const std::string& fileName = file->path();
-    std::unique_ptr<Elf, ElfCloser> e(
-        elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()));
+    detail::ElfHandle e = detail::openImage(image);
     if (!e || elf_kind(e.get()) != ELF_K_ELF)
         return elfError(fileName, "not a valid ELF file");
     GElf_Ehdr ehdr;
     if (!gelf_getehdr(e.get(), &ehdr))
         return elfError(fileName, "cannot read the ELF header");
+    if (std::string problem = detail::sectionTableProblem(e.get(), image); !problem.empty())
+        return Error::badInput(fileName + ": " + problem);
     size_t shstrndx = 0;
     if (elf_getshdrstrndx(e.get(), &shstrndx) != 0)
         return elfError(fileName, "cannot read the section name table");
@@ -87,6 +109,9 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
         return std::shared_ptr<const ElfSymbolTable>(table); // stripped: nothing to confirm
     table->hasSymbols_ = true;
 
+    if (std::string problem = symbolTableProblem(e.get(), image, symtabHeader, elf_ndxscn(symtab));
+        !problem.empty())
+        return Error::badInput(fileName + ": " + problem);
     Elf_Data* data = elf_getdata(symtab, nullptr);
     if (!data)
         return elfError(fileName, "cannot read .symtab");
@@ -112,8 +137,13 @@ ElfSymbolTable::read(std::shared_ptr<MappedFile> file) {
             if (suffix.find(".cold") != std::string_view::npos ||
                 suffix.find(".part") != std::string_view::npos)
                 continue;
+            // On arm, bit 0 of a function symbol's value says the code is Thumb; the code
+            // itself, where DWARF's low_pc points, starts at the even address.
+            uint64_t address = sym.st_value;
+            if (table->target_.machine == EM_ARM)
+                address &= ~uint64_t{1};
             table->functions_.push_back(
-                {stripCompilerSuffix(name), name, sym.st_value, sym.st_size, sym.st_shndx, global});
+                {stripCompilerSuffix(name), name, address, sym.st_size, sym.st_shndx, global});
         } else if (type == STT_OBJECT) {
             table->objects_.push_back({name, sym.st_value, sym.st_size, sym.st_shndx, global});
         } else if (type == STT_NOTYPE) {

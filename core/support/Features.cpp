@@ -15,6 +15,18 @@ constexpr std::array<std::string_view, static_cast<size_t>(Feature::Count)> kNam
 
 std::string_view FeatureSet::name(Feature f) { return kNames[static_cast<size_t>(f)]; }
 
+std::optional<Feature> FeatureSet::find(std::string_view word) {
+    for (size_t i = 0; i < kNames.size(); ++i) {
+        if (kNames[i] == word)
+            return static_cast<Feature>(i);
+    }
+    return std::nullopt;
+}
+
+bool FeatureSet::implemented(Feature f) {
+    return f != Feature::DistilledBase && f != Feature::Attributes;
+}
+
 FeatureSet FeatureSet::defaults() {
     FeatureSet set;
     for (Feature f : {Feature::EncodeForce, Feature::Var, Feature::Float, Feature::DeclTag,
@@ -37,29 +49,36 @@ Expected<FeatureSet> FeatureSet::parse(std::span<const std::string> names) {
                 set.bits_ |= defaults().bits_;
                 continue;
             }
+            // Every feature btforge implements, but the layout section: a file format that
+            // older kernels and libbpf refuse is asked for by name.
             if (word == "all") {
-                set.bits_.set();
+                for (size_t i = 0; i < kNames.size(); ++i) {
+                    auto f = static_cast<Feature>(i);
+                    if (implemented(f) && f != Feature::Layout)
+                        set.set(f);
+                }
                 continue;
             }
-            bool known = false;
-            for (size_t i = 0; i < kNames.size(); ++i) {
-                if (kNames[i] == word) {
-                    set.bits_.set(i);
-                    known = true;
-                }
+            if (word == "none")
+                continue;
+            if (auto f = find(word)) {
+                set.set(*f);
+                continue;
             }
-            if (!known)
-                return Error::usage("unknown feature '" + word + "' (known: default, all, " +
-                                    [] {
-                                        std::string all;
-                                        for (auto n : kNames)
-                                            all += (all.empty() ? "" : ", ") + std::string(n);
-                                        return all;
-                                    }() +
-                                    ")");
+            return Error::usage("unknown feature '" + word + "' (known: default, all, none, " + [] {
+                std::string all;
+                for (auto n : kNames)
+                    all += (all.empty() ? "" : ", ") + std::string(n);
+                return all;
+            }() + ")");
         }
     }
     return set;
+}
+
+bool layoutRequested(std::span<const std::string> names) {
+    Expected<FeatureSet> set = FeatureSet::parse(names);
+    return set && set->has(Feature::Layout);
 }
 
 } // namespace btforge

@@ -1,82 +1,128 @@
 #include "btforge/support/MappedFile.h"
 
-#include <algorithm>
+#include "btforge/support/FileGuard.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <vector>
+#include <utility>
 
 namespace btforge {
 namespace {
 
-struct FdCloser {
+struct Descriptor {
     int fd;
-    ~FdCloser() {
+    ~Descriptor() {
         if (fd >= 0)
             ::close(fd);
     }
+    int release() { return std::exchange(fd, -1); }
 };
 
 Error systemError(const std::string& path, const char* what) {
     return Error::io(path + ": " + what + ": " + std::strerror(errno));
 }
 
-} // namespace
-
-Expected<MappedFile> MappedFile::open(const std::string& path) {
-    FdCloser fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (fd.fd < 0)
-        return systemError(path, "cannot open");
-    struct stat st {};
-    if (::fstat(fd.fd, &st) != 0)
-        return systemError(path, "cannot stat");
+// Directories and devices are no input: a device may never end (/dev/zero) or act when opened.
+std::optional<Error> refusedKind(const std::string& path, const struct stat& st) {
     if (S_ISDIR(st.st_mode))
         return Error::badInput(path + ": is a directory");
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        void* p =
-            ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd.fd, 0);
-        if (p != MAP_FAILED)
-            return MappedFile(path, static_cast<const std::byte*>(p),
-                              static_cast<size_t>(st.st_size), true);
-    }
-    // sysfs files report a size but refuse mmap, pipes report none: read them to the end.
-    std::vector<std::byte> buffer;
-    std::byte chunk[1 << 16];
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        return Error::badInput(path + ": is a device; btforge reads regular files, pipes and "
+                                      "sockets");
+    return std::nullopt;
+}
+
+const std::byte* mapReadOnly(int fd, size_t size) {
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    return p == MAP_FAILED ? nullptr : static_cast<const std::byte*>(p);
+}
+
+// Reads `in` to its end into a new memfd, at most `limit` bytes; returns the memfd.
+Expected<int> readIntoMemory(const std::string& path, int in, uint64_t limit, uint64_t& size) {
+    Descriptor memory{::memfd_create("btforge-input", MFD_CLOEXEC)};
+    if (memory.fd < 0)
+        return systemError(path, "cannot make room for its bytes");
+    static thread_local std::byte chunk[1 << 16];
+    size = 0;
     for (;;) {
-        ssize_t n = ::read(fd.fd, chunk, sizeof chunk);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+        ssize_t n = ::read(in, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
             return systemError(path, "cannot read");
-        }
         if (n == 0)
             break;
-        buffer.insert(buffer.end(), chunk, chunk + n);
+        if (size + static_cast<uint64_t>(n) > limit)
+            return Error::badInput(path + ": not a regular file, and longer than the " +
+                                   std::to_string(limit) +
+                                   " bytes btforge reads from a stream (--stream-limit)");
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = ::write(memory.fd, chunk + done, static_cast<size_t>(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                return systemError(path, "cannot keep its bytes in memory");
+            done += w;
+        }
+        size += static_cast<uint64_t>(n);
     }
-    auto* copy = new std::byte[buffer.size() ? buffer.size() : 1];
-    std::copy(buffer.begin(), buffer.end(), copy); // memcpy may not take an empty vector's null
-    return MappedFile(path, copy, buffer.size(), false);
+    return memory.release();
+}
+
+} // namespace
+
+Expected<MappedFile> MappedFile::open(const std::string& path, uint64_t streamLimit) {
+    // Checked before opening, so that no device is ever opened; and again on what was opened.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return systemError(path, "cannot open");
+    if (auto refused = refusedKind(path, st))
+        return *refused;
+    Descriptor fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY)};
+    if (fd.fd < 0)
+        return systemError(path, "cannot open");
+    if (::fstat(fd.fd, &st) != 0)
+        return systemError(path, "cannot stat");
+    if (auto refused = refusedKind(path, st))
+        return *refused;
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        auto size = static_cast<size_t>(st.st_size);
+        if (const std::byte* data = mapReadOnly(fd.fd, size)) {
+            installFileGuard();
+            int watch = watchInput(fd.fd, size, path);
+            return MappedFile(path, fd.release(), data, size, watch);
+        }
+    }
+    // Pipes, sockets, and files that report no size or refuse mmap (procfs, sysfs): read once.
+    uint64_t size = 0;
+    auto memory = readIntoMemory(path, fd.fd, streamLimit, size);
+    if (!memory)
+        return std::move(memory).error();
+    Descriptor held{*memory};
+    const std::byte* data = nullptr;
+    if (size > 0 && !(data = mapReadOnly(held.fd, static_cast<size_t>(size))))
+        return systemError(path, "cannot map its bytes");
+    return MappedFile(path, held.release(), data, static_cast<size_t>(size), -1);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : path_(std::move(other.path_)), data_(other.data_), size_(other.size_),
-      mapped_(other.mapped_) {
-    other.data_ = nullptr;
-    other.size_ = 0;
-}
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)),
+      data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      watch_(std::exchange(other.watch_, -1)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
         release();
         path_ = std::move(other.path_);
-        data_ = other.data_;
-        size_ = other.size_;
-        mapped_ = other.mapped_;
-        other.data_ = nullptr;
-        other.size_ = 0;
+        fd_ = std::exchange(other.fd_, -1);
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+        watch_ = std::exchange(other.watch_, -1);
     }
     return *this;
 }
@@ -86,13 +132,13 @@ MappedFile::~MappedFile() {
 }
 
 void MappedFile::release() {
-    if (!data_)
-        return;
-    if (mapped_)
+    unwatchInput(std::exchange(watch_, -1));
+    if (data_)
         ::munmap(const_cast<std::byte*>(data_), size_);
-    else
-        delete[] data_;
+    if (fd_ >= 0)
+        ::close(fd_);
     data_ = nullptr;
+    fd_ = -1;
 }
 
 void dropFilePages(std::span<const std::byte> range) {

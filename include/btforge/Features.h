@@ -6,6 +6,7 @@
 #include "btforge/support/Error.h"
 
 #include <bitset>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,10 +25,10 @@ enum class Feature : uint8_t {
     DeclTagKfuncs,     // DECL_TAG 'bpf_kfunc' on kfuncs
     GlobalVar,         // every global variable, one DATASEC per section (BTF input: from the
                        // ELF symbol table, docs/amending.md)
-    TrueSignature,     // (accepted; see docs/functions.md)
-    DistilledBase,     // (accepted; not implemented)
-    Attributes,        // (accepted; not implemented)
-    Layout,            // (accepted; not implemented)
+    TrueSignature,     // keep functions whose signature the compiler changed (docs/functions.md)
+    DistilledBase,     // (not implemented: refused or warned about, see implemented())
+    Attributes,        // (not implemented)
+    Layout,            // the 2026 BTF format: kind-layout section, 24-bit vlen (BtfWriter.h)
     ReproducibleBuild, // a no-op: btforge output never depends on scheduling
     Count
 };
@@ -37,8 +38,15 @@ public:
     // pahole's default set: encode_force var float decl_tag type_tag enum64 optimized_func
     // consistent_func decl_tag_kfuncs.
     static FeatureSet defaults();
-    // Comma-separated words or a list; "default" and "all" name sets. Unknown names are an error.
+    // Comma-separated words or a list; "default" and "all" (every implemented one) name sets,
+    // "none" adds nothing (an empty set, where no names at all mean the defaults). Unknown names
+    // are an error.
     static Expected<FeatureSet> parse(std::span<const std::string> names);
+    // The feature named `word` (pahole's names only, no sets); nullopt if there is none.
+    static std::optional<Feature> find(std::string_view word);
+    // Whether btforge does what the feature asks. The others are named so that pahole's
+    // arguments parse, and are warned about (refused under --btf_features_strict).
+    static bool implemented(Feature f);
 
     bool has(Feature f) const { return bits_.test(static_cast<size_t>(f)); }
     void set(Feature f, bool on = true) { bits_.set(static_cast<size_t>(f), on); }
@@ -47,5 +55,9 @@ public:
 private:
     std::bitset<static_cast<size_t>(Feature::Count)> bits_;
 };
+
+// Whether --features asks for the layout feature (the BTF emitters' one question; the host has
+// already refused malformed lists).
+bool layoutRequested(std::span<const std::string> names);
 
 } // namespace btforge

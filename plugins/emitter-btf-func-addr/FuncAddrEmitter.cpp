@@ -1,5 +1,7 @@
 // Emitter "btf-func-addr": BTF with the address-carrying FUNC extension (seed 003,
-// docs/func-addr-extension.md). The host has the loader make one FUNC per function address.
+// docs/func-addr-extension.md). The host has the loader make one FUNC per function address. With
+// the `layout` feature an addressed FUNC is a kind the layout section describes.
+#include "btforge/Features.h"
 #include "btforge/btf/BtfWriter.h"
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/plugin/Plugin.h"
@@ -16,7 +18,9 @@ public:
         if (btf::firstAddressedFunc(graph) == ir::kVoidType)
             session.diagnostics.warning(request.outputPath +
                                         ": no FUNC carries an address: the output is standard BTF");
-        return btf::writeBtf(out, graph, {.funcAddresses = true});
+        return btf::writeBtf(
+            out, graph,
+            {.funcAddresses = true, .layout = layoutRequested(session.options.features)});
     }
 };
 

@@ -1,4 +1,6 @@
-// Emitter "btf": raw BTF, split BTF when the graph continues a base.
+// Emitter "btf": raw BTF, split BTF when the graph continues a base; the 2026 format (kind-layout
+// section) with the `layout` feature.
+#include "btforge/Features.h"
 #include "btforge/btf/BtfWriter.h"
 #include "btforge/plugin/Plugin.h"
 
@@ -10,8 +12,8 @@ namespace {
 class BtfEmitter final : public plugin::Emitter {
 public:
     Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest&, std::ostream& out,
-                        plugin::Session&) override {
-        return btf::writeBtf(out, graph);
+                        plugin::Session& session) override {
+        return btf::writeBtf(out, graph, {.layout = layoutRequested(session.options.features)});
     }
 };
 

@@ -10,20 +10,19 @@ namespace {
 class BtfLoader final : public plugin::Loader {
 public:
     unsigned probe(const plugin::InputProbe& input) const override {
-        auto head = std::as_bytes(input.head);
-        if (btf::looksLikeBtf(head))
+        if (btf::looksLikeBtf(input.bytes))
             return 100;
         // Any ELF may carry .BTF; loaders that read its DWARF bid higher when it has some.
-        return elf::looksLikeElf(head) ? 10 : 0;
+        return elf::looksLikeElf(input.bytes) ? 10 : 0;
     }
 
-    Expected<ir::TypeGraph> load(const plugin::LoadRequest& request, plugin::Session&) override {
-        auto file = MappedFile::open(request.path);
-        if (!file)
-            return std::move(file).error();
+    Expected<ir::TypeGraph> load(const plugin::LoadRequest& request,
+                                 plugin::Session& session) override {
+        const MappedFile* file = request.file.get();
         // The address-carrying FUNC extension is read too: the standard btf emitter refuses it
         // by name, every other emitter shows the addresses.
-        btf::ReadOptions options{request.path, request.base, true};
+        btf::ReadOptions options{request.path, request.base, true,
+                                 [&](const std::string& m) { session.diagnostics.warning(m); }};
         if (!elf::looksLikeElf(file->bytes()))
             return btf::readBtf(file->bytes(), options);
 

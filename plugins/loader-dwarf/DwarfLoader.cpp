@@ -13,8 +13,9 @@ public:
     LibdwLoader() : DwarfLoader(50) {}
 
 private:
-    Expected<std::unique_ptr<dwarf::UnitReader>> openReader(const std::string& path) override {
-        auto reader = dwarf::LibdwUnitReader::open(path);
+    Expected<std::unique_ptr<dwarf::UnitReader>>
+    openReader(const std::shared_ptr<MappedFile>& file, const plugin::Options& options) override {
+        auto reader = dwarf::LibdwUnitReader::open(file, options.dwarfAlt);
         if (!reader)
             return std::move(reader).error();
         return std::unique_ptr<dwarf::UnitReader>(std::move(*reader));

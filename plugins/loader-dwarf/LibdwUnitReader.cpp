@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <dwarf.h>
 #include <fcntl.h>
@@ -763,23 +764,37 @@ Elf_Data* sectionData(Elf* elf, std::string_view name) {
     return scn ? elf_getdata(scn, nullptr) : nullptr;
 }
 
+// What libelf could not decompress, with what the header claims (libelf seldom says why).
+std::string decompressionProblem(Elf_Scn* scn, const GElf_Shdr& shdr) {
+    const int reason = elf_errno();
+    std::string problem = ".debug_info cannot be decompressed";
+    if (GElf_Chdr chdr; gelf_getchdr(scn, &chdr))
+        problem += " (compression type " + std::to_string(chdr.ch_type) + ", " +
+                   std::to_string(chdr.ch_size) + " bytes claimed from " +
+                   std::to_string(shdr.sh_size) + ")";
+    return reason ? problem + ": " + orUnknown(elf_errmsg(reason)) : problem;
+}
+
 // Why the compressed .debug_info of a file cannot be read (libelf knows zlib, zstd only from
 // elfutils 0.189 on), or "" when it is not compressed or decompresses.
-std::string compressionProblem(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return {};
+std::string compressionProblem(int fd) {
     std::string problem;
     if (Elf* elf = elf_begin(fd, ELF_C_READ, nullptr)) {
         Elf_Scn* scn = findSection(elf, ".debug_info");
         GElf_Shdr shdr;
         if (scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_COMPRESSED) &&
             elf_compress(scn, 0, 0) < 0)
-            problem = ".debug_info: " + orUnknown(elf_errmsg(-1));
+            problem = decompressionProblem(scn, shdr);
         elf_end(elf);
     }
-    ::close(fd);
     return problem;
+}
+
+// libdwfl looks for separate debug files and alt files with this callback: it finds none, so
+// that no path the input names is opened (AltFile finds the alt file).
+int findNoDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*,
+                    GElf_Word, char**) {
+    return -1;
 }
 
 // Where the DIEs of a bias are, for messages (.debug_info goes without saying).
@@ -796,21 +811,26 @@ void giveBack(const char* begin, const char* end) {
 
 } // namespace
 
-Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(const std::string& path) {
-    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(path));
+Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(std::shared_ptr<MappedFile> file,
+                                                                 const std::string& altPath) {
+    std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(std::move(file)));
     if (!reader->openDirect()) {
         if (auto opened = reader->openThroughDwfl(); !opened)
             return std::move(opened).error();
     }
-    if (auto units = reader->enumerateUnits(); !units)
+    if (auto units = reader->enumerateUnits(altPath); !units)
         return std::move(units).error();
+    // Test hook (tests/integration/hostile-files.sh): the input shrinks here, between reading
+    // the unit headers and the units, as when another process truncates it during the run.
+    if (const char* size = std::getenv("BTFORGE_TEST_TRUNCATE_INPUT"))
+        (void)::truncate(reader->path_.c_str(), std::strtoll(size, nullptr, 10));
     reader->findLocationSections();
     return reader;
 }
 
 bool LibdwUnitReader::openDirect() {
     elf_version(EV_CURRENT);
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    fd_ = ::fcntl(input_->descriptor(), F_DUPFD_CLOEXEC, 0);
     if (fd_ < 0)
         return false;
     elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
@@ -857,23 +877,27 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     info_ = nullptr;
     file_ = nullptr;
     sections_ = {};
-    if (fd_ < 0)
-        return Error::io(path_ + ": cannot open: " + std::strerror(errno));
-    static char* debuginfoPath = nullptr;
-    static const Dwfl_Callbacks callbacks = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
-                                             dwfl_offline_section_address, &debuginfoPath};
+    if (fd_ >= 0)
+        ::close(fd_);
+    fd_ = -1;
+    static const Dwfl_Callbacks callbacks = {dwfl_build_id_find_elf, findNoDebugInfo,
+                                             dwfl_offline_section_address, nullptr};
     dwfl_ = dwfl_begin(&callbacks);
     if (!dwfl_)
         return Error::io(path_ + ": libdwfl: " + orUnknown(dwfl_errmsg(-1)));
-    // libdwfl opens the file itself: a descriptor it is given stays open when reporting fails.
-    ::close(fd_);
-    fd_ = -1;
-    module_ = dwfl_report_offline(dwfl_, path_.c_str(), path_.c_str(), -1);
+    // The host's descriptor, never the path: libdwfl takes the copy when reporting succeeds.
+    int fd = ::fcntl(input_->descriptor(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return Error::io(path_ + ": cannot open: " + std::strerror(errno));
+    module_ = dwfl_report_offline(dwfl_, path_.c_str(), path_.c_str(), fd);
+    if (!module_)
+        ::close(fd);
     dwfl_report_end(dwfl_, nullptr, nullptr);
     dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
     if (!dwarf_) {
         std::string why = orUnknown(dwfl_errmsg(-1));
-        if (std::string compression = compressionProblem(path_); !compression.empty())
+        if (std::string compression = compressionProblem(input_->descriptor());
+            !compression.empty())
             why = compression; // libdwfl only says it found no DWARF
         return Error::badInput(path_ + ": cannot read its DWARF (" + why + ")");
     }
@@ -894,25 +918,22 @@ void LibdwUnitReader::findLocationSections() {
     loc_ = bytes(".debug_loc");
 }
 
-Expected<void> LibdwUnitReader::enumerateUnits() {
+Expected<void> LibdwUnitReader::enumerateUnits(const std::string& altPath) {
+    // dwz -m moves what several files share into one they name in .gnu_debugaltlink: its
+    // partial units are read like this file's own. It is attached before libdw reads a unit,
+    // which could make libdw look for it itself.
+    auto alt = AltFile::attach(dwarf_, path_, altPath);
+    if (!alt)
+        return std::move(alt).error();
+    alt_ = std::move(*alt);
     // Enumerating once, on this thread, lets libdw index every unit before workers share it.
     if (auto added = addUnits(dwarf_); !added)
         return added;
     if (units_.empty())
         return Error::badInput(path_ + ": .debug_info has no units");
-    // dwz -m moves what several files share into one they name in .gnu_debugaltlink: its
-    // partial units are read like this file's own.
-    if (Dwarf* alt = dwarf_getalt(dwarf_)) {
-        if (auto added = addUnits(alt); !added)
+    if (alt_) {
+        if (auto added = addUnits(dwarf_getalt(dwarf_)); !added)
             return added;
-    } else if (Elf_Data* link = sectionData(dwarf_getelf(dwarf_), ".gnu_debugaltlink")) {
-        const auto* bytes = static_cast<const char*>(link->d_buf);
-        std::string name = bytes ? std::string(bytes, strnlen(bytes, link->d_size)) : "";
-        // The name is the file's bytes: the message stays one printable line.
-        std::replace_if(
-            name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, '?');
-        return Error::badInput(path_ + ": cannot read the file its .gnu_debugaltlink names, '" +
-                               name + "'");
     }
     // Reading every unit header faulted in (with the kernel's fault-around) much of the section;
     // workers bring back only the unit they read.
@@ -938,9 +959,10 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
     Dwarf_CU* next = nullptr;
     Dwarf_Half version = 0;
     uint8_t unitType = 0;
-    Dwarf_Die unitDie, subDie;
+    Dwarf_Die unitDie;
     int rc;
-    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, &subDie)) == 0) {
+    // No split unit is asked for: libdw would open the .dwo file a skeleton unit names, any path.
+    while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unitType, &unitDie, nullptr)) == 0) {
         uint8_t addressSize = 8;
         uint8_t offsetSize = 0;
         dwarf_cu_info(next, nullptr, nullptr, nullptr, nullptr, nullptr, &addressSize, &offsetSize);
@@ -981,7 +1003,10 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
         std::string where =
             last ? "the unit after unit " + hex(last->headerOffset) + sectionName(last->bias)
                  : "unit 0x0";
-        return Error::badInput(path_ + ": " + where + ": " + orUnknown(dwarf_errmsg(-1)));
+        // libdw gives no reason when a section libelf could not decompress looks missing.
+        const int reason = dwarf_errno();
+        std::string why = reason ? orUnknown(dwarf_errmsg(reason)) : compressionProblem(input_->descriptor());
+        return Error::badInput(path_ + ": " + where + ": " + (why.empty() ? "unreadable" : why));
     }
     return {};
 }

@@ -1,15 +1,18 @@
 // Reads DWARF units with elfutils. Executables and shared objects with their DWARF inside are
 // opened directly, read-only mapped, so the pages of a unit already read can be given back;
 // everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
-// separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
+// never separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
 // units of the input. libdw finds the units and sections; the DIEs are read here, in one pass
 // over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
 // of the common forms read directly and the others through libdw. Subtrees that cannot hold
 // types (inlined instances, call sites) are skipped whole.
 #pragma once
 
+#include "AltFile.h"
+
 #include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/support/MappedFile.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -24,7 +27,10 @@ namespace btforge::dwarf {
 
 class LibdwUnitReader final : public UnitReader {
 public:
-    static Expected<std::unique_ptr<LibdwUnitReader>> open(const std::string& path);
+    // Reads `file` through a descriptor of its own, and the alt file `altPath` names (--dwarf-alt)
+    // or else the one AltFile finds; never another path.
+    static Expected<std::unique_ptr<LibdwUnitReader>> open(std::shared_ptr<MappedFile> file,
+                                                           const std::string& altPath);
     ~LibdwUnitReader() override;
 
     size_t unitCount() const override { return units_.size(); }
@@ -52,10 +58,11 @@ private:
         std::span<const uint8_t> strings;       // .debug_str
     };
 
-    explicit LibdwUnitReader(std::string path) : path_(std::move(path)) {}
+    explicit LibdwUnitReader(std::shared_ptr<MappedFile> input)
+        : path_(input->path()), input_(std::move(input)) {}
     bool openDirect();
     Expected<void> openThroughDwfl();
-    Expected<void> enumerateUnits();
+    Expected<void> enumerateUnits(const std::string& altPath);
     void findLocationSections();
     // Appends the units of `dwarf`, this file's DWARF or its alt file's.
     Expected<void> addUnits(Dwarf* dwarf);
@@ -66,6 +73,7 @@ private:
     Expected<void> decodeUnit(size_t index, UnitDies& out);
 
     std::string path_;
+    std::shared_ptr<MappedFile> input_;
     int fd_ = -1;
     Elf* elf_ = nullptr;   // direct mode
     Dwfl* dwfl_ = nullptr; // libdwfl mode
@@ -80,7 +88,8 @@ private:
     size_t fileSize_ = 0;
     std::atomic<size_t> unitsRead_{0};
     std::vector<Unit> units_;
-    bool bigEndian_ = false; // the file's byte order
+    std::unique_ptr<AltFile> alt_; // ended after dwarf_, which refers to it
+    bool bigEndian_ = false;       // the file's byte order
     // Location list sections, decoded here rather than by libdw (see LocationDecoder.h).
     std::span<const uint8_t> loclists_;
     std::span<const uint8_t> loc_;

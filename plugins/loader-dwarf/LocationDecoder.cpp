@@ -24,15 +24,17 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize, bo
                 op.number = in.fixed(addressSize);
                 break;
             case DW_OP_const1u:
-            case DW_OP_const1s:
+            case DW_OP_deref_size:
+            case DW_OP_xderef_size:
+            case DW_OP_pick:
                 op.number = in.fixed(1);
                 break;
             case DW_OP_const2u:
-            case DW_OP_const2s:
+            case DW_OP_call2:
                 op.number = in.fixed(2);
                 break;
             case DW_OP_const4u:
-            case DW_OP_const4s:
+            case DW_OP_call4:
             case DW_OP_GNU_parameter_ref:
                 op.number = in.fixed(4);
                 break;
@@ -40,11 +42,38 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize, bo
             case DW_OP_const8s:
                 op.number = in.fixed(8);
                 break;
+            // Signed operands are held sign-extended, as LLVM holds them.
+            case DW_OP_const1s:
+                op.number = static_cast<uint64_t>(int64_t{static_cast<int8_t>(in.fixed(1))});
+                break;
+            case DW_OP_const2s:
+            case DW_OP_skip:
+            case DW_OP_bra:
+                op.number = static_cast<uint64_t>(int64_t{static_cast<int16_t>(in.fixed(2))});
+                break;
+            case DW_OP_const4s:
+                op.number = static_cast<uint64_t>(int64_t{static_cast<int32_t>(in.fixed(4))});
+                break;
             case DW_OP_constu:
             case DW_OP_plus_uconst:
             case DW_OP_regx:
             case DW_OP_piece:
+            case DW_OP_convert:
+            case DW_OP_reinterpret:
                 op.number = in.uleb();
+                break;
+            case DW_OP_deref_type:
+                op.number = in.fixed(1);
+                op.number2 = in.uleb();
+                break;
+            case DW_OP_regval_type:
+                op.number = in.uleb();
+                op.number2 = in.uleb();
+                break;
+            case DW_OP_const_type:
+                op.number = in.uleb();
+                op.number2 = in.fixed(1);
+                in.block(op.number2);
                 break;
             case DW_OP_consts:
             case DW_OP_fbreg:
@@ -83,6 +112,27 @@ Decoded decodeExpression(std::span<const uint8_t> bytes, uint8_t addressSize, bo
             case DW_OP_not:
             case DW_OP_neg:
             case DW_OP_call_frame_cfa:
+            case DW_OP_over:
+            case DW_OP_swap:
+            case DW_OP_rot:
+            case DW_OP_xderef:
+            case DW_OP_abs:
+            case DW_OP_div:
+            case DW_OP_mod:
+            case DW_OP_mul:
+            case DW_OP_shl:
+            case DW_OP_shr:
+            case DW_OP_shra:
+            case DW_OP_eq:
+            case DW_OP_ge:
+            case DW_OP_gt:
+            case DW_OP_le:
+            case DW_OP_lt:
+            case DW_OP_ne:
+            case DW_OP_nop:
+            case DW_OP_push_object_address:
+            case DW_OP_form_tls_address:
+            case DW_OP_GNU_push_tls_address:
                 break;
             default:
                 ops.push_back(op); // known to be there, operands unknown: nothing after it

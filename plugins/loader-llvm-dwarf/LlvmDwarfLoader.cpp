@@ -16,14 +16,15 @@ public:
     LlvmDwarfLoader() : DwarfLoader(40) {}
 
 private:
-    Expected<std::unique_ptr<dwarf::UnitReader>> openReader(const std::string& path) override {
+    Expected<std::unique_ptr<dwarf::UnitReader>> openReader(const std::shared_ptr<MappedFile>& file,
+                                                            const plugin::Options&) override {
         if (!open_) {
-            auto module = loadModule(path);
+            auto module = loadModule(file->path());
             if (!module)
                 return std::move(module).error();
             open_ = *module;
         }
-        return open_(path);
+        return open_(file);
     }
 
     // The module sits next to this plugin. It stays loaded until the process ends: LLVM does

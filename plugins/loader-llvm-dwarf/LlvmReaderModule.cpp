@@ -7,8 +7,9 @@
 
 namespace {
 
-btforge::Expected<std::unique_ptr<btforge::dwarf::UnitReader>> openReader(const std::string& path) {
-    auto reader = btforge::dwarf::LlvmUnitReader::open(path);
+btforge::Expected<std::unique_ptr<btforge::dwarf::UnitReader>>
+openReader(const std::shared_ptr<btforge::MappedFile>& file) {
+    auto reader = btforge::dwarf::LlvmUnitReader::open(file);
     if (!reader)
         return std::move(reader).error();
     return std::unique_ptr<btforge::dwarf::UnitReader>(std::move(*reader));

@@ -5,13 +5,15 @@
 #pragma once
 
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/support/MappedFile.h"
 
 #include <memory>
 #include <string>
 
 namespace btforge::dwarf {
 
-using OpenLlvmReader = Expected<std::unique_ptr<UnitReader>> (*)(const std::string& path);
+using OpenLlvmReader =
+    Expected<std::unique_ptr<UnitReader>> (*)(const std::shared_ptr<MappedFile>& file);
 
 inline constexpr const char* kReaderModuleFile = "btforge-llvm-dwarf-reader.so";
 inline constexpr const char* kOpenReaderSymbol = "btforge_open_llvm_reader";

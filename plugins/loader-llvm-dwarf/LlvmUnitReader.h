@@ -12,6 +12,7 @@
 
 #include "btforge/dwarf/ReaderRules.h"
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/support/MappedFile.h"
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/Object/ObjectFile.h>
@@ -26,7 +27,8 @@ namespace btforge::dwarf {
 
 class LlvmUnitReader final : public UnitReader {
 public:
-    static Expected<std::unique_ptr<LlvmUnitReader>> open(const std::string& path);
+    // Reads the bytes of `file`, which stays alive as long as the reader.
+    static Expected<std::unique_ptr<LlvmUnitReader>> open(std::shared_ptr<MappedFile> file);
 
     size_t unitCount() const override { return units_.size(); }
     bool isPartialUnit(size_t index) const override { return units_[index].partial; }
@@ -49,7 +51,8 @@ private:
         bool partial;
     };
 
-    explicit LlvmUnitReader(std::string path) : path_(std::move(path)) {}
+    explicit LlvmUnitReader(std::shared_ptr<MappedFile> file)
+        : path_(file->path()), file_(std::move(file)) {}
     Expected<void> openObject();
     Expected<void> enumerateUnits();
     void layOutSections();
@@ -57,7 +60,7 @@ private:
     void dropInfoPages(uint64_t begin, uint64_t end) const;
 
     std::string path_;
-    std::unique_ptr<llvm::MemoryBuffer> buffer_;
+    std::shared_ptr<MappedFile> file_;
     std::unique_ptr<llvm::object::ObjectFile> object_;
     std::unique_ptr<llvm::DWARFContext> context_;
     std::vector<Unit> units_;

@@ -1,9 +1,9 @@
 // libFuzzer target for the DWARF path: the input is an ELF image, read by LibdwUnitReader, or by
-// LlvmUnitReader when built with BTFORGE_FUZZ_LLVM_READER (both take a path: the bytes go to a
-// memfd, opened as /proc/self/fd/N) and mapped by dwarf::mapUnit
-// as the conversion does (partial and type units together, then every other unit), the addresses
-// of the functions found located in ELF sections. The merger is left out. Nothing may crash, and
-// every error must be one line naming the file.
+// LlvmUnitReader when built with BTFORGE_FUZZ_LLVM_READER (both take the host's mapped file: the
+// bytes go to a memfd, opened as /proc/self/fd/N) and mapped by dwarf::mapUnit as the conversion
+// does (partial and type units together, then every other unit), the addresses of the functions
+// found located in ELF sections. The merger is left out. Nothing may crash, and every error must be
+// one line naming the file.
 #ifdef BTFORGE_FUZZ_LLVM_READER
 #include "../../plugins/loader-llvm-dwarf/LlvmUnitReader.h"
 using Reader = btforge::dwarf::LlvmUnitReader;
@@ -56,7 +56,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         die("cannot write the input", "");
     static const std::string path = "/proc/self/fd/" + std::to_string(fd);
 
-    auto reader = Reader::open(path);
+    auto file = MappedFile::open(path);
+    if (!file)
+        die("cannot map the input", file.error().message());
+    auto shared = std::make_shared<MappedFile>(std::move(*file));
+#ifdef BTFORGE_FUZZ_LLVM_READER
+    auto reader = Reader::open(shared);
+#else
+    auto reader = Reader::open(shared, "");
+#endif
     if (!reader) {
         checkError(reader.error(), path);
         return 0;

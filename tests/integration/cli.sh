@@ -57,11 +57,12 @@ grep -q "plugin .*libbtforge-wrong-abi.so not loaded" "$work/stderr" || fail "no
 BTFORGE_PLUGIN_PATH="$broken" expect_status 0 "$BTFORGE" plugins
 grep -q "libbtforge-wrong-abi.so" "$work/stdout" || fail "BTFORGE_PLUGIN_PATH not searched"
 
-# Output is atomic: a failed run leaves neither a partial file nor a stale one.
+# Output is atomic: a failed run leaves no partial file, and the file it would replace untouched.
 expect_status 0 "$BTFORGE" convert "$sample" -o "$work/out.btf"
 "$BTF_ORACLE" parse "$work/out.btf" > /dev/null || fail "libbpf rejects the output"
+cp "$work/out.btf" "$work/before.btf"
 expect_status 1 "$BTFORGE" convert "$work/junk" -f btf -o "$work/out.btf"
-[ ! -e "$work/out.btf" ] || fail "a failed run left the previous output in place"
+cmp -s "$work/out.btf" "$work/before.btf" || fail "a failed run changed the previous output"
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] || fail "a temporary file was left behind"
 expect_status 0 "$BTFORGE" convert "$sample" -f btf -o - -t text
 cmp "$work/stdout" <("$BPFTOOL" btf dump file "$sample") || fail "'-o -' text differs from bpftool"

@@ -4,6 +4,9 @@
 #   different A B   two builds of a kernel: exit 1, differences listed (text and JSON agree)
 #   pairs PREFIX    PREFIX-0.bpf.o against PREFIX-1..4.bpf.o, each changed in one thing: exactly
 #                   that thing is listed; and the error contract (exit 2)
+#   carried ELF     dump and diff read what a file carries: copies of ELF (with DWARF) whose
+#                   .BTF sections differ are dumped as bpftool dumps them and differ; with
+#                   -f dwarf their DWARF, which is the same
 source "$(dirname "$0")/lib.sh"
 mode=$1
 shift
@@ -100,6 +103,30 @@ pairs)
     run_diff 2 -f btf "$reference" "$reference" --kinds PTR
     run_diff 2 -f btf "$reference" "$reference" --max -1
     echo "each variant differs from the reference in exactly its one change"
+    ;;
+carried)
+    input=$1
+    require_file "$input"
+    # Two copies with the same DWARF: one's .BTF has every type, the other's only one struct's.
+    "$BTFORGE" --quiet convert "$input" --elf -o "$work/full.o"
+    "$BTFORGE" --quiet convert "$input" --elf -o "$work/part.o" --keep "$2"
+    for f in full part; do
+        "$BTFORGE" --quiet dump "$work/$f.o" > "$work/$f.dump"
+        "$BPFTOOL" btf dump file "$work/$f.o" > "$work/$f.bpftool"
+        cmp "$work/$f.dump" "$work/$f.bpftool" || fail "dump of $f.o is not its .BTF as bpftool prints it"
+    done
+    "$BTFORGE" --quiet convert "$input" -o "$work/dwarf.btf"
+    "$BTFORGE" --quiet dump -f dwarf "$work/part.o" > "$work/part.dwarf"
+    "$BTFORGE" --quiet dump "$work/dwarf.btf" > "$work/dwarf.dump"
+    cmp "$work/part.dwarf" "$work/dwarf.dump" || fail "dump -f dwarf is not the DWARF's BTF"
+    ! cmp -s "$work/full.dump" "$work/part.dump" || fail "the two .BTF sections should differ"
+    run_diff 1 "$work/full.o" "$work/part.o"
+    [ -n "$(listed)" ] || fail "diff of different .BTF sections lists nothing"
+    run_diff 0 -f dwarf "$work/full.o" "$work/part.o"
+    # convert still reads the DWARF: its output is the same from either copy.
+    "$BTFORGE" --quiet convert "$work/part.o" -o "$work/again.btf"
+    cmp "$work/dwarf.btf" "$work/again.btf" || fail "convert of part.o did not read its DWARF"
+    echo "dump and diff read .BTF (as bpftool), -f dwarf the DWARF; convert reads the DWARF"
     ;;
 *)
     fail "unknown mode '$mode'"

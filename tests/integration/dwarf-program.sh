@@ -7,7 +7,8 @@
 #    (the program prints them with offsetof/sizeof/bit scans when run with an argument);
 #  - the static function with one prototype in two units never gives two FUNCs; the one with
 #    two prototypes gives none and the skip report says why; at -O2 the function whose unused
-#    parameter the optimizer dropped is skipped for it; varargs survive;
+#    parameter the optimizer dropped is skipped for it; follows_convention and wide_arguments,
+#    whose arguments arrive where the calling convention says, are kept; varargs survive;
 #  - variables in .data..percpu are VARs of DATASEC '.data..percpu', sorted by offset.
 source "$(dirname "$0")/lib.sh"
 program=$1
@@ -48,6 +49,9 @@ case "$name" in
     ;;
 *-O0) [ "$(count drops_parameter)" = 1 ] || fail "$name: drops_parameter is missing at -O0" ;;
 esac
+for kept in follows_convention wide_arguments; do
+    [ "$(count $kept)" = 1 ] || fail "$name: $kept is not kept"
+done
 grep -qE "^\[[0-9]+\] FUNC 'global_sum' type_id=[0-9]+ " "$work/dump.txt" ||
     fail "$name: global_sum is missing"
 proto=$(grep -E "^\[[0-9]+\] FUNC 'global_sum'" "$work/dump.txt" | sed 's/.*type_id=\([0-9]*\).*/\1/')

@@ -26,3 +26,13 @@ require_kernel_accepts() {
     set -e
     [ "$verdict" = 0 ] || [ "$verdict" = "$SKIP" ] || fail "the kernel rejects $1"
 }
+# section_bytes ELF NAME OUT: the bytes of section NAME of ELF, found with readelf (which reads
+# every architecture's ELF, where this machine's objcopy reads only its own); false without it.
+section_bytes() {
+    local offset size
+    read -r offset size < <(readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\]//' |
+        awk -v n="$2" '$1 == n && $2 != "NOBITS" { print $4, $5 }') || return 1
+    [ -n "$offset" ] || return 1
+    dd if="$1" of="$3" bs=64K iflag=skip_bytes,count_bytes skip=$((16#$offset)) \
+        count=$((16#$size)) status=none
+}

@@ -12,30 +12,38 @@ source "$(dirname "$0")/lib.sh"
 vmlinux=$1 module=$2
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 require_file "$module" "fetch it with scripts/fetch-debian-kernel.sh"
-objcopy=$(command -v objcopy || command -v llvm-objcopy-19 || true)
-[ -n "$objcopy" ] || skip "no objcopy to read the module's .BTF"
+
+# The base: vmlinux's .BTF; for a kernel built without BTF (Debian's s390x), what Debian's
+# pahole 1.24 makes of it, as a build with BTF would have.
+base=$vmlinux
+if ! section_bytes "$vmlinux" .BTF "$work/base.btf"; then
+    command -v pahole > /dev/null && [ "$(pahole --version)" = v1.24 ] ||
+        skip "$vmlinux has no .BTF, and no pahole 1.24 is here to make one"
+    pahole -J -j2 --btf_gen_floats --lang_exclude=rust --btf_encode_detached="$work/base.btf" \
+        "$vmlinux" > /dev/null
+    base=$work/base.btf
+fi
 
 convert() { # jobs output
-    "$BTFORGE" --quiet -j "$1" convert -B "$vmlinux" "$module" -o "$2" --report-skipped "$2.skipped.json"
+    "$BTFORGE" --quiet -j "$1" convert -B "$base" "$module" -o "$2" --report-skipped "$2.skipped.json"
 }
 convert 2 "$work/ours.btf"
 convert 1 "$work/j1.btf"
 cmp "$work/ours.btf" "$work/j1.btf" || fail "-j1 output differs from -j2"
-"$BTF_ORACLE" parse "$work/ours.btf" "$vmlinux" || fail "libbpf rejects the output as split BTF"
+"$BTF_ORACLE" parse "$work/ours.btf" "$base" || fail "libbpf rejects the output as split BTF"
 # The base as raw BTF (what /sys/kernel/btf/vmlinux is) gives the same output as the ELF.
-"$objcopy" --dump-section .BTF="$work/base.btf" "$vmlinux" "$work/scratch.o"
 "$BTFORGE" --quiet convert -B "$work/base.btf" "$module" -o "$work/raw-base.btf"
 cmp "$work/ours.btf" "$work/raw-base.btf" || fail "a raw BTF base gives another output than the ELF"
-"$BPFTOOL" -B "$vmlinux" btf dump file "$work/ours.btf" > "$work/ours.txt" || fail "bpftool cannot dump it"
-"$BPFTOOL" btf dump file "$vmlinux" > "$work/base.txt"
+"$BPFTOOL" -B "$base" btf dump file "$work/ours.btf" > "$work/ours.txt" || fail "bpftool cannot dump it"
+"$BPFTOOL" btf dump file "$base" > "$work/base.txt"
 readelf -sW "$module" > "$work/symbols.txt"
 
 oracles=()
-"$objcopy" --dump-section .BTF="$work/embedded.btf" "$module" "$work/scratch.o" 2> /dev/null &&
+section_bytes "$module" .BTF "$work/embedded.btf" &&
     oracles+=("$work/embedded.btf")
 pahole=$(command -v pahole || true)
 if [ -n "$pahole" ] && [ "$(readlink -f "$pahole")" != "$(readlink -f "$BTFORGE")" ]; then
-    "$pahole" -J --btf_gen_floats --lang_exclude=rust --btf_base "$vmlinux" \
+    "$pahole" -J --btf_gen_floats --lang_exclude=rust --btf_base "$base" \
         --btf_encode_detached="$work/pahole.btf" "$module" > /dev/null
     oracles+=("$work/pahole.btf")
 fi
@@ -63,7 +71,7 @@ unexplained=0
 for oracle in "${oracles[@]}"; do
     name=$(basename "$oracle" .btf)
     set +e
-    "$BTFORGE" diff -f btf -B "$vmlinux" --max 100000 \
+    "$BTFORGE" diff -f btf -B "$base" --max 100000 \
         --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
         "$work/ours.btf" "$oracle" > "$work/$name.types"
     set -e
@@ -85,7 +93,7 @@ for oracle in "${oracles[@]}"; do
 
     # FUNCs, with the reason each side leaves one out.
     set +e
-    "$BTFORGE" diff -f btf -B "$vmlinux" --max 100000 --kinds FUNC \
+    "$BTFORGE" diff -f btf -B "$base" --max 100000 --kinds FUNC \
         "$work/ours.btf" "$oracle" > "$work/$name.funcs"
     set -e
     echo "== FUNCs against $name: $(grep '^total' "$work/$name.funcs")"

@@ -6,9 +6,12 @@
 #    the kernel accepts (>= 116 for BTF at all; >= 119 split BTF, >= 125 the flags below);
 #  - each pahole argument list writes, with --btf_encode_detached, byte for byte what the
 #    btforge convert command written here next to it writes (switches spelt out by hand from
-#    pahole's manual; without --btf_features the set is btforge's default, which is pahole's
-#    `default`, and the legacy switches remove from it; every language unless --lang_exclude);
-#  - bad arguments are refused with a usage error naming them, and write nothing;
+#    pahole's manual and pahole.c; without --btf_features the set is pahole's legacy one
+#    (var, decl_tag, type_tag, enum64) that the legacy switches change; `+LIST` is the default
+#    set and LIST; every language unless --lang_exclude);
+#  - bad arguments, and unknown or unimplemented features under --btf_features_strict, are
+#    refused with a usage error naming them, and write nothing;
+#  - --verbose prints one line per skipped function, the functions --report-skipped lists;
 #  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place);
 #  - kernel: the kernel accepts what a kernel build's flags make of vmlinux.
 source "$(dirname "$0")/lib.sh"
@@ -50,8 +53,8 @@ same() { # "pahole args" "convert args" (INPUT, BASE and the output file are add
 }
 echo "argument translation:"
 if [ "$mode" = kernel ]; then
-    # The flags a 6.1 kernel's scripts/pahole-flags.sh passes pahole 1.24: plain convert.
-    same "-J -j --btf_gen_floats --lang_exclude=rust" ""
+    # The flags a 6.1 kernel's scripts/pahole-flags.sh passes pahole 1.24: the legacy set.
+    same "-J -j --btf_gen_floats --lang_exclude=rust" "--features var,float,decl_tag,type_tag,enum64"
     # And into the ELF, as link-vmlinux.sh runs it: on a vmlinux whose linked-in .BTF is renamed
     # out of the way (the state of .tmp_vmlinux.btf before pahole runs).
     objcopy --rename-section .BTF=.BTF.linked "$input" "$work/vmlinux"
@@ -64,11 +67,13 @@ if [ "$mode" = kernel ]; then
     echo "a 6.1 kernel build's pahole flags write into vmlinux the .BTF convert writes; the kernel accepts it"
     exit 0
 fi
-same "-J" "--lang-exclude ''"
-same "-J -j --btf_gen_floats --lang_exclude=rust" ""
+same "-J" "--features var,decl_tag,type_tag,enum64 --lang-exclude ''"
+same "-J -j --btf_gen_floats --lang_exclude=rust" "--features var,float,decl_tag,type_tag,enum64"
 same "-J -j2 --lang_exclude rust --skip_encoding_btf_vars --skip_encoding_btf_decl_tag" \
-    "--features encode_force,float,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs"
-same "-J --btf_gen_all" "--features all --lang-exclude ''"
+    "--features type_tag,enum64"
+same "-J --btf_gen_all" "--features default --lang-exclude ''"
+same "-J --btf_features=+global_var --lang_exclude=rust" "--features default,global_var"
+same "-J --btf_features=no_such_feature" "--features none --lang-exclude ''"
 same "-J --jobs=3 --btf_features=default --lang_exclude=rust" "--lang-exclude rust"
 same "-J --btf_features=encode_force,var,float,no_such_feature --reproducible_build" \
     "--features encode_force,var,float --lang-exclude ''"
@@ -92,14 +97,28 @@ echo "refusals:"
 refused "'--no_such_option'" -J --no_such_option --btf_encode_detached="$work/refused.btf" "$input"
 refused "'no_such_feature'" -J --btf_features_strict=var,no_such_feature \
     --btf_encode_detached="$work/refused.btf" "$input"
+refused "'distilled_base' is not implemented" -J --btf_features_strict=+distilled_base \
+    --btf_encode_detached="$work/refused.btf" "$input"
 refused "-J or --btf_encode_detached" "$input"
 refused "more than one input" -J --btf_encode_detached="$work/refused.btf" "$input" "$input"
 refused "-jx" -J -jx --btf_encode_detached="$work/refused.btf" "$input"
 
+# --- --verbose: pahole's skip lines, the functions --report-skipped lists ---
+pahole --verbose --btf_features=default --btf_encode_detached="$work/verbose.btf" "$input" \
+    > "$work/verbose.out" || fail "pahole --verbose failed"
+"$BTFORGE" --quiet convert "$input" -o "$work/report.btf" --report-skipped "$work/report.json"
+grep -o '"name":"[^"]*"' "$work/report.json" | cut -d'"' -f4 | sort > "$work/report.names" || true
+sed -n 's/^\([^ ]*\) : skipping BTF encoding of function due to .*/\1/p' "$work/verbose.out" |
+    sort > "$work/verbose.names"
+cmp "$work/report.names" "$work/verbose.names" || fail "pahole --verbose lists other functions"
+[ "$(wc -l < "$work/verbose.out")" = "$(wc -l < "$work/verbose.names")" ] ||
+    fail "pahole --verbose prints more than skip lines: $(head -3 "$work/verbose.out")"
+echo "  pahole --verbose: $(wc -l < "$work/verbose.names") skip lines, as --report-skipped"
+
 # --- -J: .BTF into the ELF itself (convert --in-place) ---
 if [ "$mode" = program ]; then
     cp "$input" "$work/elf"
-    pahole -J --btf_gen_floats "$work/elf" || fail "pahole -J failed"
+    pahole -J --btf_features=default "$work/elf" || fail "pahole -J failed"
     objcopy=$(command -v objcopy || command -v llvm-objcopy-19)
     "$objcopy" --dump-section .BTF="$work/elf.btf" "$work/elf" "$work/scratch.o"
     "$BTFORGE" --quiet convert "$input" -o "$work/want.btf" --lang-exclude ""

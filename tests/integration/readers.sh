@@ -94,7 +94,7 @@ toolchain)
         gcc -g -O2 -w -gz=$kind -r -o "$work/gz-$kind.o" "${c_sources[@]}"
         # libelf before elfutils 0.189 cannot decompress zstd: then libdw refuses it, and there
         # is nothing to compare.
-        if ! "$BTFORGE" --quiet convert -f dwarf "$work/gz-$kind" -o /dev/null 2> /dev/null; then
+        if ! "$BTFORGE" --quiet convert -f dwarf "$work/gz-$kind" -o "$work/gz-$kind.btf" 2> /dev/null; then
             echo "libdw cannot read $kind-compressed DWARF here: not compared"
             continue
         fi
@@ -119,7 +119,7 @@ vmlinux-btf)
     vmlinux=$1
     require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
     [ "${BTFORGE_SANITIZED:-0}" != 1 ] || skip "a vmlinux takes minutes under the sanitizers"
-    "$BTFORGE" --quiet convert "$vmlinux" -o /dev/null --report-skipped "$work/skipped.json"
+    "$BTFORGE" --quiet convert "$vmlinux" -o "$work/vmlinux.btf" --report-skipped "$work/skipped.json"
     set +e
     "$BTFORGE" --quiet diff --from-a dwarf --from-b btf --flatten-arrays --max 100000 \
         "$vmlinux" "$vmlinux" > "$work/diff.txt"

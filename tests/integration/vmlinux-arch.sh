@@ -4,9 +4,9 @@
 # vmlinux's own .BTF when it has one (pahole 1.24 made it in Debian's build), else pahole 1.24
 # run here with the flags Debian's 6.1 build passes it.
 #  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF/FWD/INT/FLOAT, the per-CPU VARs and their DATASEC
-#    equal pahole's (pahole flattens multi-dimensional arrays: compared flattened);
-#  - the BTF is in the vmlinux's byte order; libbpf parses it; the kernel accepts it when the
-#    byte order is this machine's;
+#    equal pahole's, multi-dimensional arrays flattened by both;
+#  - the BTF is in the vmlinux's byte order; libbpf parses it; the kernel accepts it when byte
+#    order and ELF class are this machine's;
 #  - the FUNC count is within 3 % of pahole's, and every name only one side has is explained:
 #    btforge's skip reason, or (names only btforge has) the function exists only as a compiler
 #    clone (foo.isra.0), which pahole < 1.25 cannot match to its DWARF;
@@ -27,18 +27,17 @@ case "$elf_data:$magic" in
 2:eb9f) little=0 ;;
 *) fail "$name: BTF magic bytes $magic do not match the ELF byte order (EI_DATA $elf_data)" ;;
 esac
+# The kernel here judges member sizes with its own pointer size: it can only check BTF of its
+# own byte order and ELF class.
 host_little=$([ "$(printf '\1\0' | od -An -tu2 | tr -d ' ')" = 1 ] && echo 1 || echo 0)
-if [ "$little" = "$host_little" ]; then
+elf_class=$(od -An -tu1 -j4 -N1 "$vmlinux" | tr -d ' ')
+host_class=$([ "$(getconf LONG_BIT)" = 64 ] && echo 2 || echo 1)
+if [ "$little" = "$host_little" ] && [ "$elf_class" = "$host_class" ]; then
     require_kernel_accepts "$work/ours.btf"
 fi
 
-# The reference: the .BTF section's bytes (readelf + dd reads any architecture's ELF), or
-# pahole 1.24's output.
-read -r offset size < <(readelf -SW "$vmlinux" | sed 's/^ *\[ *[0-9]*\]//' |
-    awk '$1 == ".BTF" { print $4, $5 }') || true
-if [ -n "${offset:-}" ]; then
-    dd if="$vmlinux" of="$work/pahole.btf" bs=64K iflag=skip_bytes,count_bytes \
-        skip=$((16#$offset)) count=$((16#$size)) status=none
+# The reference: the .BTF section's bytes, or pahole 1.24's output.
+if section_bytes "$vmlinux" .BTF "$work/pahole.btf"; then
     echo "$name: reference is the vmlinux's own .BTF (pahole 1.24 in Debian's build)"
 else
     command -v pahole > /dev/null || skip "no .BTF in $vmlinux and no pahole to make one"
@@ -49,7 +48,7 @@ else
 fi
 
 set +e
-"$BTFORGE" diff -f btf --flatten-arrays \
+"$BTFORGE" diff -f btf \
     --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
     "$work/pahole.btf" "$work/ours.btf" > "$work/types.diff"
 types=$?

@@ -30,8 +30,8 @@ set -e
 
 xz -dc "$reference" > "$work/pahole.btf"
 set +e
-# pahole flattens multi-dimensional arrays; btforge keeps them nested (docs/functions.md).
-"$BTFORGE" diff -f btf --flatten-arrays --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
+# Both flatten multi-dimensional arrays: compared as written.
+"$BTFORGE" diff -f btf --kinds STRUCT,UNION,ENUM,ENUM64,TYPEDEF,FWD,INT,FLOAT,VAR,DATASEC \
     "$work/pahole.btf" "$work/j2.btf" > "$work/types.diff"
 types=$?
 set -e

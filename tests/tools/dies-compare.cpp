@@ -90,8 +90,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: btforge-dies-compare FILE\n");
         return 2;
     }
-    auto libdw = LibdwUnitReader::open(argv[1]);
-    auto llvm = LlvmUnitReader::open(argv[1]);
+    auto file = btforge::MappedFile::open(argv[1]);
+    if (!file) {
+        std::fprintf(stderr, "%s\n", file.error().message().c_str());
+        return 2;
+    }
+    auto shared = std::make_shared<btforge::MappedFile>(std::move(*file));
+    auto libdw = LibdwUnitReader::open(shared, "");
+    auto llvm = LlvmUnitReader::open(shared);
     if (!libdw || !llvm) {
         std::fprintf(stderr, "cannot open %s: %s\n", argv[1],
                      (!libdw ? libdw.error() : llvm.error()).message().c_str());

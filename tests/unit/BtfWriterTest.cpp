@@ -129,7 +129,8 @@ TEST_CASE("BtfWriter: refuses what BTF cannot hold") {
     SUBCASE("vlen past 65535") {
         std::vector<ir::Enumerator> values(70000, {graph.intern("v"), 1});
         graph.add(ir::EnumType{graph.intern("e"), 4, values});
-        CHECK(writeError(graph) == "ENUM [2] 'e' has 70000 enumerators: BTF allows at most 65535");
+        CHECK(writeError(graph) == "ENUM [2] 'e' has 70000 enumerators: BTF allows at most 65535 "
+                                   "(16777215 with the layout feature)");
     }
     SUBCASE("a FUNC address") {
         ir::TypeId proto = graph.add(ir::FuncProtoType{ir::kNoName, intId, {}});

@@ -801,3 +801,23 @@ TEST_CASE("GraphMerger: finish() on workers gives what it gives alone") {
     // The declarations resolved: int, kNames structs and their pointers, kNames t structs.
     CHECK(alone.graph.ownCount() == 1 + 3 * kNames);
 }
+
+TEST_CASE("GraphMerger: long anonymous pointer chains collapse level by level") {
+    // Chains take as many refinement rounds as they are deep: past a few, the splitter
+    // refinement takes over, which must give the same classes.
+    Unit u;
+    const TypeId i = u.integer("int");
+    auto chain = [&](int depth) {
+        TypeId top = i;
+        for (int level = 0; level < depth; ++level)
+            top = u.ptr(top);
+        return top;
+    };
+    chain(3000);
+    chain(3000);
+    chain(3001);
+    std::vector<TypeGraph> units;
+    units.push_back(std::move(u.g));
+    GraphMerger::Result result = mergeAll(units);
+    CHECK(result.graph.ownCount() == 3002); // int and one pointer per level
+}

@@ -489,10 +489,11 @@ TEST_CASE("DWARF 2-4 bitfields count from the storage unit's first bit on big-en
         UnitBuilder b;
         Die& u16 = sized(b.add(DW_TAG_base_type, "unsigned short"), 2);
         u16.encoding = DW_ATE_unsigned;
+        const DieOffset u16Type = u16.offset; // add() may move the DIEs
         sized(b.add(DW_TAG_structure_type, "s"), 2);
         b.open();
         Die& high = b.add(DW_TAG_member, "high"); // the storage unit's 3 most significant bits
-        high.type = u16.offset;
+        high.type = u16Type;
         high.bitSize = 3;
         high.bitOffset = 0;
         high.flags |= kHasBitSize | kHasBitOffset | kHasDataMemberLocation;
@@ -515,13 +516,14 @@ TEST_CASE("parameters are checked against the input's argument registers, or not
     b.unit.producer = "GNU C11 12.2.0";
     Die& l = sized(b.add(DW_TAG_base_type, "long"), 8);
     l.encoding = DW_ATE_signed;
+    const DieOffset longType = l.offset; // add() may move the DIEs
     Die& f = b.add(DW_TAG_subprogram, "f");
-    f.type = l.offset;
+    f.type = longType;
     f.flags |= kExternal | kHasLowPc;
     b.open();
     for (uint8_t reg : {0, 1}) {
         Die& p = b.add(DW_TAG_formal_parameter, reg ? "b" : "a");
-        p.type = l.offset;
+        p.type = longType;
         p.flags |= kHasLocation | kLocationKnown;
         p.locationFirst = static_cast<uint32_t>(b.unit.locationOps.size());
         p.locationCount = 1;

@@ -16,12 +16,16 @@ struct WriteOptions {
     // Write a FUNC with an address in the address-carrying FUNC extension (kind_flag 1, then
     // the address as 8 bytes in the output's byte order); otherwise such a FUNC is an error.
     bool funcAddresses = false;
+    // The 2026 format (pahole's `layout` feature): a 32-byte header locating a kind-layout
+    // section, 24-bit vlen, and an addressed FUNC as a kind of its own (kFuncAddrKind) that the
+    // section describes. Off: the classic 24-byte header, as every older reader expects.
+    bool layout = false;
 };
 
 // The string section is rebuilt in first-use order (so the output is a function of the types
 // alone); a split graph reuses the base's strings. Fails on what BTF cannot hold: a vlen over
-// 65535, a FUNC address (unless funcAddresses: standard BTF has no place for one), a bitfield size
-// over 255.
+// 65535 (16777215 with layout), a FUNC address (unless funcAddresses: standard BTF has no place for
+// one), a bitfield size over 255.
 Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph,
                                           const WriteOptions& options = {});
 

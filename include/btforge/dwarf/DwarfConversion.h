@@ -23,6 +23,8 @@ struct DwarfConversionOptions {
     std::vector<uint16_t> excludedLanguages; // DW_LANG_* codes whose units are skipped
     // Off: every unit's types as they are, one after another (what a dedup pass starts from).
     bool dedup = true;
+    // Multi-dimensional arrays without a base; over a base, as the base spells them.
+    ArrayShape arrays = ArrayShape::Flattened;
     // Per address: one FUNC with an address for each function address (the extension).
     FunctionGranularity functions = FunctionGranularity::PerName;
     // Per address: the symbol addresses are relative to, when the ELF file has it; empty or
@@ -50,9 +52,9 @@ struct DwarfConversionReport {
     std::string registerCheck;
 };
 
-// Multi-dimensional arrays are nested, unless the base flattens them (it has multi-dimensional
-// arrays only as one ARRAY, as pahole writes them): then they are flattened too, so the unit's
-// types are found in the base instead of being repeated.
+// Multi-dimensional arrays are as options.arrays says, or over a base as the base spells them
+// (flattened unless it has an ARRAY of ARRAY), so the unit's types are found in the base instead
+// of being repeated.
 Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTable& elf,
                                      std::shared_ptr<const ir::TypeGraph> base,
                                      plugin::Session& session,

@@ -20,7 +20,10 @@ public:
 
 protected:
     explicit DwarfLoader(unsigned confidence) : confidence_(confidence) {}
-    virtual Expected<std::unique_ptr<UnitReader>> openReader(const std::string& path) = 0;
+    // Reads `file` (opened by the host) and no other path but the alt file --dwarf-alt names
+    // or a checked .gnu_debugaltlink leads to (docs/security.md).
+    virtual Expected<std::unique_ptr<UnitReader>>
+    openReader(const std::shared_ptr<MappedFile>& file, const plugin::Options& options) = 0;
 
 private:
     unsigned confidence_;

@@ -12,7 +12,11 @@ namespace btforge::dwarf {
 void warnAbout(const DwarfConversionReport& report, const std::string& path,
                plugin::Diagnostics& diagnostics);
 
-// {"skipped":[{"name":"...","reason":"..."},...],"counts":{"reason":N,...}}, written atomically.
-Expected<void> writeSkipReport(const DwarfConversionReport& report, const std::string& path);
+// {"skipped":[{"name":"...","reason":"..."},...],"counts":{"reason":N,...}}.
+void writeSkipReport(const DwarfConversionReport& report, std::ostream& out);
+
+// One line per skipped function, as pahole --verbose prints them (upstream's tests grep them):
+// "NAME : skipping BTF encoding of function due to REASON".
+void writeSkipLines(const DwarfConversionReport& report, std::ostream& out);
 
 } // namespace btforge::dwarf

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct UnmappedDies {
     DieOffset example = kNoDie;
     uint32_t count = 0;
     const char* why = "";
+    std::string exampleName; // the example's DW_AT_name, if any
 };
 
 struct MappedUnit {

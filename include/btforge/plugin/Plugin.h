@@ -8,6 +8,7 @@
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 #include "btforge/support/Error.h"
+#include "btforge/support/MappedFile.h"
 
 #include <cstdint>
 #include <iosfwd>
@@ -19,19 +20,21 @@
 
 namespace btforge::plugin {
 
-inline constexpr uint32_t kAbiVersion = 2;
+inline constexpr uint32_t kAbiVersion = 4;
 inline constexpr const char* kDescriptorSymbol = "btforge_plugin_descriptor";
 
 enum class PluginKind : uint32_t { Loader = 1, Emitter = 2 };
 
-// The first bytes of an input, for loaders to recognise it without a -f option.
+// An input, for loaders to recognise it without a -f option: the bytes the load reads too (the
+// host opens every input once: a pipe cannot be read twice).
 struct InputProbe {
     std::string path;
-    std::span<const unsigned char> head; // up to 64 bytes
+    std::span<const std::byte> bytes;
 };
 
 struct LoadRequest {
-    std::string path;
+    std::string path;                 // for messages
+    std::shared_ptr<MappedFile> file; // the input, opened by the host: loaders never reopen path
     // Split inputs continue this graph (from -B/--base); null for a standalone input.
     std::shared_ptr<const ir::TypeGraph> base;
     std::string basePath;

@@ -1,8 +1,11 @@
 // What the host lends a plugin for one run: a task runner, progress, warnings and options.
 #pragma once
 
+#include "btforge/support/MappedFile.h"
+
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,10 +54,15 @@ struct Options {
     std::vector<std::string> features;
     // DWARF languages whose units are skipped (--lang-exclude), comma-separated.
     std::string languageExclude = "rust";
-    // Where to write every skipped function with its reason, as JSON (--report-skipped).
-    std::string reportSkippedPath;
+    // --stream-limit: the most bytes an input that is no regular file (a pipe) may hold.
+    uint64_t streamLimit = kDefaultStreamLimit;
+    // --dwarf-alt: the file a .gnu_debugaltlink names, given explicitly (docs/security.md).
+    std::string dwarfAlt;
     // --no-dedup: leave duplicate types in (to compare deduplicators).
     bool dedup = true;
+    // --nested-arrays: int m[3][4] as ARRAY 3 of ARRAY 4 (as LLVM writes it), not the ARRAY of
+    // 12 pahole writes and CO-RE programs built against distribution kernels expect.
+    bool nestedArrays = false;
     FuncAddrMode funcAddr = FuncAddrMode::Standard;
     // The symbol FUNC addresses are relative to, when the input has it; empty: absolute.
     std::string funcAddrBase = "_text";
@@ -65,6 +73,12 @@ struct Session {
     Progress& progress;
     Diagnostics& diagnostics;
     const Options& options;
+    // --report-skipped: where a loader writes every function it left out, with the reason, as
+    // JSON; the host writes it to the file once the whole run succeeded. Null: not asked for.
+    std::ostream* skipReport = nullptr;
+    // --list-skipped: where a loader writes one line per function it left out, in pahole
+    // --verbose's words ("NAME : skipping BTF encoding of function due to REASON"). Null: none.
+    std::ostream* skipLines = nullptr;
 };
 
 } // namespace btforge::plugin

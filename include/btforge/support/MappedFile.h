@@ -1,17 +1,24 @@
-// A whole input file, read-only and memory-mapped (never modified through this mapping).
+// A whole input file, opened once and read-only: mapped when it is a regular file, read once
+// into an anonymous memory file (memfd) when it is a pipe, a socket or a file mmap refuses
+// (/sys/kernel/btf/*). Devices and directories are refused. docs/security.md lists the rules.
 #pragma once
 
 #include "btforge/support/Error.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 
 namespace btforge {
 
+// The most a non-regular input may hold (--stream-limit): a FIFO fed from /dev/zero must end.
+inline constexpr uint64_t kDefaultStreamLimit = uint64_t(4) << 30;
+
 class MappedFile {
 public:
-    static Expected<MappedFile> open(const std::string& path);
+    static Expected<MappedFile> open(const std::string& path,
+                                     uint64_t streamLimit = kDefaultStreamLimit);
 
     MappedFile(MappedFile&& other) noexcept;
     MappedFile& operator=(MappedFile&& other) noexcept;
@@ -21,21 +28,25 @@ public:
 
     std::span<const std::byte> bytes() const { return {data_, size_}; }
     const std::string& path() const { return path_; }
+    // A descriptor of the same bytes (the file itself, or the memfd holding a stream's bytes),
+    // for libraries that read through one (libelf); it stays owned by this object.
+    int descriptor() const { return fd_; }
 
 private:
-    MappedFile(std::string path, const std::byte* data, size_t size, bool mapped)
-        : path_(std::move(path)), data_(data), size_(size), mapped_(mapped) {}
+    MappedFile(std::string path, int fd, const std::byte* data, size_t size, int watch)
+        : path_(std::move(path)), fd_(fd), data_(data), size_(size), watch_(watch) {}
     void release();
 
     std::string path_;
+    int fd_ = -1;
     const std::byte* data_ = nullptr;
     size_t size_ = 0;
-    bool mapped_ = false; // false: heap copy (files mmap refuses, like /sys/kernel/btf/*)
+    int watch_ = -1; // FileGuard's token: a mapped regular file that may shrink while read
 };
 
 // Gives back the resident pages wholly inside `range`, which must lie in a read-only mapping of a
-// file (never a heap copy): they read back from the file when next touched. Readers use it once
-// they are done with a part of a large input (a kernel's 164 MB of .debug_info).
+// file: they read back from the file when next touched. Readers use it once they are done with a
+// part of a large input (a kernel's 164 MB of .debug_info).
 void dropFilePages(std::span<const std::byte> range);
 
 } // namespace btforge

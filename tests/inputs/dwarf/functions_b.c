@@ -1,6 +1,4 @@
 /* Second unit of the function-rule program. */
-#include <stdio.h>
-
 #include "layouts.h"
 
 #define PERCPU __attribute__((section(".data..percpu")))

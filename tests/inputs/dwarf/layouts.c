@@ -1,7 +1,10 @@
 /* Prints each test struct's layout as the compiler sees it, in the shape the BTF test compares:
  *   STRUCT name size=N
  *   	'member' bits_offset=N [bitfield_size=N]
- * Bitfield positions are found by setting the field in a zeroed object and scanning its bits. */
+ * Bitfield positions are found by setting the field in a zeroed object and scanning its bits in
+ * BTF's order: bytes by address, and within a byte from the least significant bit on a
+ * little-endian target, from the most significant on a big-endian one (as the kernel reads
+ * bits_offset there). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +17,11 @@
 
 static int lowest_set_bit(const unsigned char *p, size_t n) {
     for (size_t i = 0; i < n * 8; i++)
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        if (p[i / 8] & (0x80u >> (i % 8)))
+#else
         if (p[i / 8] & (1u << (i % 8)))
+#endif
             return (int)i;
     return -1;
 }

@@ -1,0 +1,133 @@
+#include "btforge/support/FileGuard.h"
+
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace btforge {
+namespace {
+
+// Slots are claimed and released by ordinary code and read by the handler: a slot is read only
+// while its state says it is complete, and the handler allocates nothing.
+enum SlotState : int { Free, Filling, Live };
+constexpr size_t kPathMax = 4096;
+
+struct InputSlot {
+    std::atomic<int> state{Free};
+    int fd = -1;
+    uint64_t size = 0;
+    char path[kPathMax];
+};
+struct TemporarySlot {
+    std::atomic<int> state{Free};
+    char path[kPathMax];
+};
+
+std::array<InputSlot, 32> inputs;
+std::array<TemporarySlot, 16> temporaries;
+std::atomic<bool> ending{false};
+
+template <typename Slots> int claim(Slots& slots, const std::string& path) {
+    if (path.size() >= kPathMax)
+        return -1;
+    for (size_t i = 0; i < slots.size(); ++i) {
+        int expected = Free;
+        if (slots[i].state.compare_exchange_strong(expected, Filling)) {
+            std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+void put(const char* text) {
+    for (size_t left = std::strlen(text); left > 0;) {
+        ssize_t n = ::write(STDERR_FILENO, text, left);
+        if (n <= 0)
+            return;
+        text += n;
+        left -= static_cast<size_t>(n);
+    }
+}
+
+void putNumber(uint64_t value) {
+    char digits[24];
+    char* p = digits + sizeof digits;
+    *--p = '\0';
+    do {
+        *--p = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value);
+    put(p);
+}
+
+void onBusError(int, siginfo_t*, void*) {
+    for (InputSlot& input : inputs) {
+        struct stat st {};
+        if (input.state.load() != Live || ::fstat(input.fd, &st) != 0 ||
+            static_cast<uint64_t>(st.st_size) >= input.size)
+            continue;
+        if (ending.exchange(true)) // another thread reports it
+            for (;;)
+                ::pause();
+        put("btforge: error: ");
+        put(input.path);
+        put(": the file changed during the run (it shrank from ");
+        putNumber(input.size);
+        put(" to ");
+        putNumber(static_cast<uint64_t>(st.st_size));
+        put(" bytes while it was read)\n");
+        for (TemporarySlot& temporary : temporaries) {
+            if (temporary.state.load() == Live)
+                ::unlink(temporary.path);
+        }
+        ::_exit(1);
+    }
+    // Not an input that shrank: the default action, when the faulting access repeats.
+    ::signal(SIGBUS, SIG_DFL);
+}
+
+} // namespace
+
+void installFileGuard() {
+    static const bool installed = [] {
+        struct sigaction action {};
+        action.sa_sigaction = onBusError;
+        action.sa_flags = SA_SIGINFO;
+        sigemptyset(&action.sa_mask);
+        return ::sigaction(SIGBUS, &action, nullptr) == 0;
+    }();
+    (void)installed;
+}
+
+int watchInput(int fd, uint64_t size, const std::string& path) {
+    int token = claim(inputs, path);
+    if (token >= 0) {
+        inputs[token].fd = fd;
+        inputs[token].size = size;
+        inputs[token].state.store(Live);
+    }
+    return token;
+}
+
+void unwatchInput(int token) {
+    if (token >= 0)
+        inputs[token].state.store(Free);
+}
+
+int watchTemporary(const std::string& path) {
+    int token = claim(temporaries, path);
+    if (token >= 0)
+        temporaries[token].state.store(Live);
+    return token;
+}
+
+void unwatchTemporary(int token) {
+    if (token >= 0)
+        temporaries[token].state.store(Free);
+}
+
+} // namespace btforge

@@ -1,0 +1,246 @@
+#include "btforge/support/OutputFile.h"
+
+#include "btforge/support/FileGuard.h"
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <streambuf>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace btforge {
+namespace {
+
+Error systemError(const std::string& path, const char* what) {
+    return Error::io(path + ": " + what + ": " + std::strerror(errno));
+}
+
+// An ostream's buffer over a descriptor it owns; the first failed write is remembered.
+class DescriptorBuffer final : public std::streambuf {
+public:
+    explicit DescriptorBuffer(int fd) : fd_(fd) {
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+    }
+    ~DescriptorBuffer() override { close(); }
+
+    bool failed() const { return failed_; }
+    int fd() const { return fd_; }
+    bool close() {
+        bool ok = drain();
+        if (fd_ >= 0 && ::close(fd_) != 0) {
+            ok = false;
+            failed_ = true;
+        }
+        fd_ = -1;
+        return ok;
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!drain())
+            return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof()))
+            sputc(traits_type::to_char_type(c));
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+
+private:
+    bool drain() {
+        for (const char* p = pbase(); p < pptr() && !failed_;) {
+            ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                failed_ = true;
+            else
+                p += n;
+        }
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+        return !failed_;
+    }
+
+    int fd_;
+    bool failed_ = false;
+    std::array<char, 1 << 16> buffer_;
+};
+
+// `path` with its directory resolved when that lies in /proc (/dev/fd/1 is /proc/PID/fd/1).
+std::string inProc(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0)
+        return {};
+    char* dir = ::realpath(path.substr(0, slash).c_str(), nullptr);
+    std::string resolved = dir ? dir : "";
+    std::free(dir);
+    return resolved.starts_with("/proc/") ? resolved + path.substr(slash) : "";
+}
+
+// Follows symbolic links to the path finally named, which need not exist (a new file, or the
+// target of a dangling link). A link into /proc (/dev/stdout, /dev/fd/N) is not followed: it is
+// no path to write beside.
+Expected<std::string> followLinks(std::string path) {
+    for (int hops = 0; hops < 40; ++hops) {
+        if (path.starts_with("/proc/"))
+            return path;
+        if (std::string proc = inProc(path); !proc.empty())
+            return proc;
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+            return path;
+        std::array<char, PATH_MAX> target{};
+        ssize_t n = ::readlink(path.c_str(), target.data(), target.size() - 1);
+        if (n < 0)
+            return systemError(path, "cannot read the link");
+        std::string next(target.data(), static_cast<size_t>(n));
+        auto slash = path.rfind('/');
+        if (!next.starts_with('/') && slash != std::string::npos)
+            next = path.substr(0, slash + 1) + next;
+        path = std::move(next);
+    }
+    errno = ELOOP;
+    return systemError(path, "cannot follow the links");
+}
+
+// N for /proc/self/fd/N or /proc/PID/fd/N of this process, else -1.
+int ownDescriptor(const std::string& path) {
+    std::string prefix = "/proc/self/fd/";
+    if (!path.starts_with(prefix))
+        prefix = "/proc/" + std::to_string(::getpid()) + "/fd/";
+    if (!path.starts_with(prefix) || path.size() == prefix.size() ||
+        path.size() > prefix.size() + 6)
+        return -1;
+    int fd = 0;
+    for (char c : path.substr(prefix.size())) {
+        if (c < '0' || c > '9')
+            return -1;
+        fd = fd * 10 + (c - '0');
+    }
+    return fd;
+}
+
+// The temporary file's name: in the target's directory (one filesystem for the rename), hidden,
+// and within NAME_MAX whatever the target's name.
+std::string temporaryPattern(const std::string& target) {
+    auto slash = target.rfind('/');
+    std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+    std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
+    return dir + "." + name.substr(0, 200) + ".tmp.XXXXXX";
+}
+
+} // namespace
+
+struct OutputFile::State {
+    std::string path;                    // the target, links followed
+    std::string temporary;               // empty: written directly
+    std::optional<struct stat> replaced; // the regular file the rename replaces
+    DescriptorBuffer buffer;
+    std::ostream stream{&buffer};
+    int watch = -1;
+    bool committed = false;
+
+    State(std::string p, std::string t, std::optional<struct stat> r, int fd)
+        : path(std::move(p)), temporary(std::move(t)), replaced(r), buffer(fd) {}
+    ~State() {
+        buffer.close();
+        if (!temporary.empty() && !committed)
+            ::unlink(temporary.c_str());
+        unwatchTemporary(watch);
+    }
+};
+
+Expected<OutputFile> OutputFile::create(const std::string& requested) {
+    auto followed = followLinks(requested);
+    if (!followed)
+        return std::move(followed).error();
+    const std::string& path = *followed;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        if (errno != ENOENT)
+            return systemError(requested, "cannot write");
+    } else if (S_ISDIR(st.st_mode)) {
+        return Error::usage(requested + ": is a directory");
+    } else if (!S_ISREG(st.st_mode) || path.starts_with("/proc/")) {
+        // A device, FIFO or socket, or a descriptor through /proc: written as it is (this
+        // process's own descriptor when it names one, so that `-o /dev/stdout >> log` appends).
+        int fd = ownDescriptor(path);
+        fd = fd >= 0 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 3)
+                     : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            return systemError(requested, "cannot write");
+        return OutputFile(std::make_unique<State>(path, "", std::nullopt, fd));
+    } else {
+        // The caller must be allowed to write the file it replaces (root may, as for cp), and
+        // the replacement keeps its owner: only root can give a file to another user.
+        if (::access(path.c_str(), W_OK) != 0)
+            return systemError(requested, "cannot write");
+        if (st.st_uid != ::geteuid() && ::geteuid() != 0)
+            return Error::io(requested + ": belongs to another user; btforge replaces a file "
+                                         "by renaming a new one over it, which would change its "
+                                         "owner");
+    }
+    std::string temporary = temporaryPattern(path);
+    int fd = ::mkstemp(temporary.data());
+    if (fd < 0)
+        return systemError(requested, "cannot create output");
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    std::optional<struct stat> replaced;
+    if (S_ISREG(st.st_mode) && st.st_nlink > 0)
+        replaced = st;
+    auto state = std::make_unique<State>(path, temporary, replaced, fd);
+    installFileGuard();
+    state->watch = watchTemporary(temporary);
+    return OutputFile(std::move(state));
+}
+
+OutputFile::OutputFile(std::unique_ptr<State> state) : state_(std::move(state)) {}
+OutputFile::OutputFile(OutputFile&&) noexcept = default;
+OutputFile::~OutputFile() = default;
+
+std::ostream& OutputFile::stream() {
+    return state_->stream;
+}
+
+Expected<void> OutputFile::commit(std::optional<unsigned> requestedMode) {
+    State& s = *state_;
+    s.stream.flush();
+    if (s.temporary.empty()) {
+        if (!s.buffer.close() || !s.stream)
+            return systemError(s.path, "cannot write output");
+        s.committed = true;
+        return {};
+    }
+    int fd = s.buffer.fd();
+    if (!s.stream || s.buffer.failed() || ::fsync(fd) != 0)
+        return systemError(s.path, "cannot write output");
+    mode_t mode;
+    if (requestedMode)
+        mode = *requestedMode;
+    else if (s.replaced)
+        mode = s.replaced->st_mode & 07777;
+    else {
+        mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    // The owner first: changing it clears set-id bits that the mode then restores. A group the
+    // caller is not in cannot be kept; the owner was checked when the file was opened.
+    if (s.replaced && (s.replaced->st_uid != ::geteuid() || s.replaced->st_gid != ::getegid()) &&
+        ::fchown(fd, s.replaced->st_uid, s.replaced->st_gid) != 0 &&
+        s.replaced->st_uid != ::geteuid())
+        return systemError(s.path, "cannot keep the owner of the file it replaces");
+    if (::fchmod(fd, mode) != 0)
+        return systemError(s.path, "cannot set the output's permissions");
+    if (!s.buffer.close())
+        return systemError(s.path, "cannot write output");
+    if (::rename(s.temporary.c_str(), s.path.c_str()) != 0)
+        return systemError(s.path, "cannot rename output into place");
+    s.committed = true;
+    return {};
+}
+
+} // namespace btforge

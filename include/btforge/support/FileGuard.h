@@ -1,0 +1,24 @@
+// What must hold when the process has to end at once, from a signal handler: an input file
+// mapped in memory that shrinks under the mapping raises SIGBUS on the next read of a page past
+// its new end. The handler installed here names the input that changed (one line, exit 1) and
+// removes the temporary outputs, instead of a crash that leaves them behind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace btforge {
+
+// Installs the SIGBUS handler (once; later calls do nothing).
+void installFileGuard();
+
+// `fd` is an input read through a mapping of `size` bytes; `path` names it in the message.
+// Returns a token for unwatchInput. Up to a few dozen inputs at once; more are not watched.
+int watchInput(int fd, uint64_t size, const std::string& path);
+void unwatchInput(int token);
+
+// `path` is a temporary output to remove if the process must end at once.
+int watchTemporary(const std::string& path);
+void unwatchTemporary(int token);
+
+} // namespace btforge

@@ -1,0 +1,39 @@
+// An output file, written as docs/security.md says: a regular file (or a new path) appears only
+// when complete, written to a temporary file beside it and renamed over it with the mode and
+// owner of the file it replaces; a symbolic link is followed, and the rename happens beside its
+// target; a device, FIFO or socket is written directly, as any Unix tool would. Destroyed
+// without commit(), it removes its temporary file: a failed run leaves the target untouched.
+#pragma once
+
+#include "btforge/support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace btforge {
+
+class OutputFile {
+public:
+    // Refuses a directory, and a regular file this user may not write or could not replace
+    // with its owner kept (another user's file, unless root).
+    static Expected<OutputFile> create(const std::string& path);
+
+    OutputFile(OutputFile&&) noexcept;
+    OutputFile& operator=(OutputFile&&) = delete;
+    ~OutputFile();
+
+    std::ostream& stream();
+    // Flushes; for a regular file also syncs and renames into place with permissions `mode`
+    // (default: those of the file it replaces, or 0666 less the umask).
+    Expected<void> commit(std::optional<unsigned> mode = std::nullopt);
+
+    struct State;
+
+private:
+    explicit OutputFile(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+} // namespace btforge

@@ -1,0 +1,120 @@
+// pahole's arguments as btforge's: feature lists (+LIST, default, strict, unimplemented names),
+// the legacy set and switches, --verbose. Expectations from pahole's manual and pahole.c.
+#include "PaholeCompat.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace btforge::host {
+namespace {
+
+struct Translated {
+    std::vector<std::string> args; // btforge's, empty when the translation is text or an error
+    std::vector<std::string> warnings;
+    std::string text;  // --version, --supported_btf_features
+    std::string error; // usage error
+};
+
+Translated translate(std::vector<std::string> pahole) {
+    Translated t;
+    auto result = translatePaholeArguments(pahole, t.warnings);
+    if (!result)
+        t.error = result.error().message();
+    else if (auto* text = std::get_if<std::string>(&*result))
+        t.text = *text;
+    else
+        t.args = std::get<std::vector<std::string>>(*result);
+    return t;
+}
+
+// The value btforge's --features gets.
+std::string featuresOf(const Translated& t) {
+    for (size_t i = 0; i + 1 < t.args.size(); ++i) {
+        if (t.args[i] == "--features")
+            return t.args[i + 1];
+    }
+    return "(no --features)";
+}
+
+std::string features(std::vector<std::string> pahole) {
+    pahole.insert(pahole.end(), {"--btf_encode_detached=out.btf", "in.o"});
+    return featuresOf(translate(pahole));
+}
+
+constexpr const char* kDefault = "encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,"
+                                 "consistent_func,decl_tag_kfuncs";
+
+TEST_CASE("pahole-compat: without --btf_features, pahole's legacy set and switches") {
+    CHECK(features({}) == "var,decl_tag,type_tag,enum64");
+    CHECK(features({"--btf_gen_floats"}) == "var,float,decl_tag,type_tag,enum64");
+    CHECK(features({"--skip_encoding_btf_vars", "--skip_encoding_btf_enum64"}) ==
+          "decl_tag,type_tag");
+    CHECK(features({"--btf_gen_optimized", "--skip_encoding_btf_inconsistent_proto",
+                    "--btf_encode_force"}) ==
+          "encode_force,var,decl_tag,type_tag,enum64,optimized_func,consistent_func");
+}
+
+TEST_CASE("pahole-compat: --btf_features lists") {
+    CHECK(features({"--btf_features=default"}) == kDefault);
+    CHECK(features({"--btf_features=var,float"}) == "var,float");
+    // A leading '+' adds to the default set (pahole 1.27).
+    CHECK(features({"--btf_features=+true_signature"}) ==
+          std::string(kDefault) + ",true_signature");
+    CHECK(features({"--btf_features=+reproducible_build,global_var"}) ==
+          std::string(kDefault) + ",global_var,reproducible_build");
+    CHECK(features({"--btf_features=default,global_var"}) == std::string(kDefault) + ",global_var");
+    // Several lists add up; the legacy set is dropped at the first, switches act where they are.
+    CHECK(features({"--btf_features=var", "--btf_features", "float"}) == "var,float");
+    CHECK(features({"--btf_gen_floats", "--btf_features=var"}) == "var");
+    CHECK(features({"--btf_features=var", "--btf_gen_floats"}) == "var,float");
+    // Nothing left: an empty set, not btforge's defaults.
+    CHECK(features({"--btf_features=no_such_feature"}) == "none");
+}
+
+TEST_CASE("pahole-compat: unknown and unimplemented names warn, or are refused when strict") {
+    Translated t = translate(
+        {"--btf_features=var,no_such_feature,distilled_base", "--btf_encode_detached=o", "m.ko"});
+    CHECK(featuresOf(t) == "var");
+    REQUIRE(t.warnings.size() == 2);
+    CHECK(t.warnings[0].find("unknown BTF feature 'no_such_feature'") != std::string::npos);
+    CHECK(t.warnings[1].find("'distilled_base' is not implemented") != std::string::npos);
+
+    for (const char* name : {"attributes", "distilled_base", "no_such_feature"}) {
+        CAPTURE(name);
+        t = translate({"--btf_features_strict=var," + std::string(name), "-J", "m.ko"});
+        CHECK(t.args.empty());
+        CHECK(t.error.find(std::string("'") + name + "'") != std::string::npos);
+    }
+    t = translate({"--btf_features_strict=+decl_tag_kfuncs,true_signature,layout", "-J", "m.ko"});
+    CHECK(t.error.empty());
+    CHECK(t.warnings.empty());
+}
+
+TEST_CASE("pahole-compat: --supported_btf_features lists what btforge implements") {
+    const std::string text = translate({"--supported_btf_features"}).text;
+    CHECK(text.find("true_signature") != std::string::npos);
+    CHECK(text.find("decl_tag_kfuncs") != std::string::npos);
+    CHECK(text.find("layout") != std::string::npos);
+    CHECK(text.find("distilled_base") == std::string::npos);
+}
+
+TEST_CASE("pahole-compat: outputs, base, jobs, languages and --verbose") {
+    Translated t = translate(
+        {"-J", "-j3", "--btf_base", "vmlinux", "--lang_exclude=rust", "--verbose", "m.ko"});
+    CHECK(t.args == std::vector<std::string>{"--jobs", "3", "convert", "m.ko", "--in-place", "-B",
+                                             "vmlinux", "--features",
+                                             "var,decl_tag,type_tag,enum64", "--lang-exclude",
+                                             "rust", "--list-skipped"});
+    t = translate({"-V", "--btf_encode_detached", "out.btf", "prog"});
+    CHECK(t.args == std::vector<std::string>{"convert", "prog", "-o", "out.btf", "--features",
+                                             "var,decl_tag,type_tag,enum64", "--lang-exclude", "",
+                                             "--list-skipped"});
+    CHECK(translate({"prog"}).error.find("-J or --btf_encode_detached") != std::string::npos);
+    CHECK(translate({"-J", "--no_such_option", "prog"}).error.find("'--no_such_option'") !=
+          std::string::npos);
+}
+
+} // namespace
+} // namespace btforge::host
