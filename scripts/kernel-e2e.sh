@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# kernel-e2e.sh ARCH [--pahole PATH]: btforge in a real kernel build, end to end.
+#
+# Builds Debian's linux-source-6.1 (tinyconfig + BPF + BTF + ftrace/kprobes) for ARCH with
+# PAHOLE= btforge's `pahole` link, and two test modules (tests/kernel-e2e), boots the kernel in
+# qemu with a busybox initramfs and checks in the guest that /sys/kernel/btf/vmlinux and the
+# modules' /sys/kernel/btf/<module> are the built .BTF, that the kernel accepted them ("BPF:"
+# lines in dmesg otherwise), and that libbpf programs compiled against the kernel's own BTF
+# load and run (fentry, kprobe with CO-RE, tp_btf). On the host: no resolve_btfids warnings.
+#
+#   ARCH            x86_64 or arm64 (a new one is an entry in arch_table)
+#   --pahole PATH   encode with PATH instead of btforge (e.g. /usr/bin/pahole, to compare)
+#   BTFORGE_BUILD   btforge's build dir (default build/release; built when missing), or
+#   BTFORGE         the btforge binary itself
+#
+# As root on Debian bookworm: installs what it needs. Downloads, sources, sysroots and kernel
+# builds are cached in $KERNEL_E2E_CACHE (/var/cache/btforge/kernel-e2e); a run works in a temp
+# dir under /tmp. Idempotent: a second run relinks vmlinux (so its BTF is made again by the
+# current encoder), rebuilds the modules and boots again. Exit 0 only if every check passed.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${KERNEL_E2E_CACHE:-/var/cache/btforge/kernel-e2e}
+boot_timeout=${KERNEL_E2E_BOOT_TIMEOUT:-900}
+
+die() {
+    echo "kernel-e2e: error: $*" >&2
+    exit 1
+}
+note() { echo "kernel-e2e: $*" >&2; }
+
+# Everything that differs between architectures. fentry_check: bpf-run where fentry programs
+# can attach, bpf-load where the kernel cannot attach them (arm64 6.1 has no ftrace direct
+# calls: attaching gives ENOTSUPP whatever the BTF) and loading is the proof.
+arch_table() {
+    case "$1" in
+    x86_64)
+        deb_arch=amd64 triplet=x86_64-linux-gnu karch=x86_64 cross=
+        cross_packages="gcc binutils libc6-dev"
+        image=arch/x86/boot/bzImage
+        qemu_package="qemu-system-x86"
+        qemu=(qemu-system-x86_64 -m 512)
+        console=ttyS0
+        arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE"
+        syscall_prefix=__x64_sys_ bpf_arch=x86 fentry_check=bpf-run
+        ;;
+    arm64)
+        deb_arch=arm64 triplet=aarch64-linux-gnu karch=arm64 cross=aarch64-linux-gnu-
+        cross_packages="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross"
+        image=arch/arm64/boot/Image
+        qemu_package="qemu-system-arm"
+        # shellcheck disable=SC2054 # the comma is part of -cpu's argument
+        qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 512)
+        console=ttyAMA0
+        arch_config="CONFIG_SERIAL_AMBA_PL011 CONFIG_SERIAL_AMBA_PL011_CONSOLE"
+        syscall_prefix=__arm64_sys_ bpf_arch=arm64 fentry_check=bpf-load
+        ;;
+    *) return 1 ;;
+    esac
+}
+
+# What BPF and BTF need on top of tinyconfig; every one must end up =y (checked).
+common_config="CONFIG_64BIT CONFIG_PRINTK CONFIG_TTY CONFIG_BLK_DEV_INITRD CONFIG_BINFMT_ELF
+    CONFIG_BINFMT_SCRIPT CONFIG_DEVTMPFS CONFIG_PROC_FS CONFIG_SYSFS CONFIG_DEBUG_FS
+    CONFIG_KALLSYMS CONFIG_MODULES CONFIG_MODULE_UNLOAD CONFIG_PERF_EVENTS
+    CONFIG_FTRACE CONFIG_TRACING CONFIG_FUNCTION_TRACER CONFIG_DYNAMIC_FTRACE
+    CONFIG_KPROBES CONFIG_KPROBE_EVENTS CONFIG_BPF CONFIG_BPF_SYSCALL CONFIG_BPF_JIT
+    CONFIG_BPF_EVENTS CONFIG_DEBUG_KERNEL CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT
+    CONFIG_DEBUG_INFO CONFIG_DEBUG_INFO_BTF CONFIG_DEBUG_INFO_BTF_MODULES"
+
+# Guest-architecture packages unpacked (never installed) into the sysroot: the static busybox,
+# and libbpf with what its static library needs, for the loader.
+sysroot_packages="busybox-static libbpf-dev libelf-dev zlib1g-dev"
+host_packages="linux-source-6.1 make flex bison bc libssl-dev libelf-dev cpio xz-utils
+    clang-19 bpftool dpkg-dev"
+
+usage() {
+    echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH]" >&2
+    exit 2
+}
+
+[ $# -ge 1 ] || usage
+arch=$1
+shift
+arch_table "$arch" || usage
+pahole=
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --pahole)
+        [ $# -ge 2 ] || usage
+        pahole=$2
+        shift 2
+        ;;
+    *) usage ;;
+    esac
+done
+[ "$(id -u)" = 0 ] || die "run as root (installs packages, makes /dev/console in the initramfs)"
+
+# The kernel's compiler probes read /dev/null as an empty C file: if something has replaced it
+# by a regular file that gets written to, the probes fail at random, the flags change between
+# make runs and every run rebuilds the whole kernel. Run on a private /dev/null then.
+if [ ! -c /dev/null ]; then
+    note "/dev/null is not a character device here: running with a private one"
+    null_dir=$(mktemp -d /tmp/kernel-e2e-null.XXXXXX)
+    mknod -m 666 "$null_dir/null" c 1 3
+    # shellcheck disable=SC2016 # expanded by that shell
+    exec unshare --mount sh -c 'mount --bind "$1/null" /dev/null && rm -rf "$1" && shift &&
+        exec "$0" "$@"' "$root/scripts/kernel-e2e.sh" "$null_dir" "$arch" ${pahole:+--pahole "$pahole"}
+fi
+
+start=$SECONDS
+declare -A took
+phase_start=$SECONDS
+phase_end() {
+    took[$1]=$((SECONDS - phase_start))
+    phase_start=$SECONDS
+}
+
+# --- host packages -------------------------------------------------------------------------
+install_packages() {
+    local missing=() p
+    for p in "$@"; do
+        [ "$(dpkg-query -W -f='${Status}' "$p" 2> /dev/null)" = "install ok installed" ] ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    note "installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+        > /dev/null
+}
+# shellcheck disable=SC2086 # word lists
+install_packages $host_packages $cross_packages $qemu_package
+
+# --- the encoder: btforge's `pahole` link, or the PAHOLE given ---------------------------------
+mkdir -p "$cache"
+if [ -n "$pahole" ]; then
+    [ -x "$pahole" ] || die "$pahole is not an executable"
+    encoder="pahole-$("$pahole" --version)"
+else
+    if [ -z "${BTFORGE:-}" ]; then
+        build=${BTFORGE_BUILD:-$root/build/release}
+        BTFORGE=$build/bin/btforge
+        if [ ! -x "$BTFORGE" ]; then
+            note "no btforge in $build: building it"
+            "$root/scripts/install-deps.sh"
+            "$root/scripts/build.sh" "$build"
+        fi
+    fi
+    [ -x "$BTFORGE" ] || die "$BTFORGE is not an executable"
+    mkdir -p "$cache/bin"
+    ln -sfn "$(realpath "$BTFORGE")" "$cache/bin/pahole" # btforge is pahole under that name
+    pahole=$cache/bin/pahole
+    encoder=btforge
+fi
+note "encoder: $pahole ($("$pahole" --version))"
+
+# --- the guest sysroot: busybox, libbpf, libelf, zlib for deb_arch ----------------------------
+sysroot=$cache/sysroot-$deb_arch
+debs=$cache/debs-$deb_arch
+if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
+    ! grep -qx "$deb_arch" <<< "$(dpkg --print-foreign-architectures)"; then
+    note "adding the $deb_arch architecture to dpkg"
+    dpkg --add-architecture "$deb_arch"
+    apt-get update -qq
+fi
+mkdir -p "$debs"
+download() { (cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$1"); }
+for p in $sysroot_packages; do
+    if ! compgen -G "$debs/${p}_*_$deb_arch.deb" > /dev/null; then
+        download "$p:$deb_arch" || { apt-get update -qq && download "$p:$deb_arch"; } ||
+            die "cannot download $p:$deb_arch"
+    fi
+done
+wanted=$(printf '%s\n' "$debs"/*.deb | sort)
+if [ "$(cat "$sysroot.stamp" 2> /dev/null)" != "$wanted" ]; then
+    note "unpacking the $deb_arch sysroot"
+    rm -rf "$sysroot"
+    mkdir -p "$sysroot"
+    for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    echo "$wanted" > "$sysroot.stamp"
+fi
+[ -x "$sysroot/bin/busybox" ] || die "no busybox in $sysroot"
+phase_end setup
+
+# --- the kernel source, unpacked once per Debian version ------------------------------------
+version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+src=$cache/linux-source-6.1_$version
+if [ ! -f "$src/Makefile" ]; then
+    note "unpacking linux-source-6.1 $version"
+    rm -rf "$src" "$src.tmp"
+    mkdir -p "$src.tmp"
+    nice -n 10 tar -xf /usr/src/linux-source-6.1.tar.xz -C "$src.tmp"
+    mv "$src.tmp/linux-source-6.1" "$src"
+    rmdir "$src.tmp"
+fi
+phase_end source
+
+work=$(mktemp -d /tmp/kernel-e2e.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+out=$cache/build-$arch-$encoder
+mkdir -p "$out"
+log=$out/build.log
+: > "$log"
+kmake() {
+    nice -n 10 make -C "$src" O="$out" ARCH="$karch" CROSS_COMPILE="$cross" PAHOLE="$pahole" \
+        -j "$(nproc)" "$@" >> "$log" 2>&1 || {
+        tail -n 40 "$log" >&2
+        die "make $* failed (whole log: $log)"
+    }
+}
+
+# --- configuration: tinyconfig + the options above, made again only when they change ----------
+# shellcheck disable=SC2086,SC2116 # one word per option, one space between
+options=$(echo $common_config $arch_config)
+stamp="$version $pahole $options"
+if [ "$(cat "$out/config.stamp" 2> /dev/null)" != "$stamp" ] || [ ! -f "$out/.config" ]; then
+    note "configuring $out"
+    kmake tinyconfig
+    for o in $options; do echo "$o=y"; done >> "$out/.config" # later lines override
+    kmake olddefconfig
+    echo "$stamp" > "$out/config.stamp"
+fi
+unmet=()
+for o in $options; do grep -qx "$o=y" "$out/.config" || unmet+=("$o"); done
+[ ${#unmet[@]} -eq 0 ] || die "Kconfig did not keep ${unmet[*]} (see $out/.config)"
+phase_end configure
+
+# --- build: vmlinux is linked again so that this run's encoder makes its BTF -----------------
+note "building the kernel in $out (log: $log)"
+rm -f "$out/vmlinux"
+kmake
+modules=$work/modules
+mkdir -p "$modules"
+cp "$root"/tests/kernel-e2e/Kbuild "$root"/tests/kernel-e2e/e2e_*.c "$modules/"
+kmake M="$modules" modules
+module_names=$(for ko in "$modules"/*.ko; do basename "$ko" .ko; done)
+phase_end build
+
+unresolved=$(grep -c 'unresolved symbol' "$log" || true)
+
+# --- the initramfs: busybox, /init, the expected BTF, modules, BPF objects and their loader ---
+root_fs=$work/initramfs
+mkdir -p "$root_fs"/{bin,dev,e2e}
+cp "$sysroot/bin/busybox" "$root_fs/bin/busybox"
+cp "$root/tests/kernel-e2e/init.sh" "$root_fs/init"
+mknod -m 600 "$root_fs/dev/console" c 5 1
+dump_btf() { "${cross}objcopy" --dump-section ".BTF=$2" "$1" "$work/objcopy.out"; }
+dump_btf "$out/vmlinux" "$root_fs/e2e/vmlinux.btf"
+for m in $module_names; do
+    cp "$modules/$m.ko" "$root_fs/e2e/"
+    dump_btf "$modules/$m.ko" "$root_fs/e2e/$m.btf"
+done
+
+bpftool btf dump file "$out/vmlinux" format c > "$work/vmlinux.h"
+for prog in fentry kprobe tp_btf; do
+    clang-19 -target bpf -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \
+        -DE2E_SYS_OPENAT="${syscall_prefix}openat" -I "$work" -I "$sysroot/usr/include" \
+        -c "$root/tests/kernel-e2e/$prog.bpf.c" -o "$root_fs/e2e/$prog.bpf.o"
+done
+"${cross}gcc" -static -O2 -Wall -I "$sysroot/usr/include" -I "$sysroot/usr/include/$triplet" \
+    "$root/tests/kernel-e2e/e2e-loader.c" -L "$sysroot/usr/lib/$triplet" -lbpf -lelf -lz \
+    -o "$root_fs/e2e/e2e-loader"
+
+{
+    echo "vmlinux-btf vmlinux-btf"
+    for m in $module_names; do echo "module-btf:$m module $m"; done
+    echo "fentry-${fentry_check#bpf-} $fentry_check fentry"
+    echo "kprobe-core bpf-run kprobe"
+    echo "tp-btf bpf-run tp_btf"
+    echo "dmesg-no-bpf-errors dmesg"
+} > "$root_fs/e2e/checks"
+(cd "$root_fs" && find . | sort | cpio -o -H newc -R 0:0 --quiet > "$work/initramfs.cpio")
+phase_end prepare
+
+# --- boot -----------------------------------------------------------------------------------
+console_log=$out/console.log
+note "booting $out/$image in ${qemu[0]} (console: $console_log)"
+set +e
+timeout "$boot_timeout" "${qemu[@]}" -nographic -no-reboot -kernel "$out/$image" \
+    -initrd "$work/initramfs.cpio" -append "console=$console panic=-1" < /dev/null \
+    > "$console_log" 2>&1
+qemu_status=$?
+set -e
+phase_end boot
+
+# --- verdict --------------------------------------------------------------------------------
+results=$(tr -d '\r' < "$console_log" | grep -E '^E2E (PASS|FAIL|DONE|BOOTED)' || true)
+failed=0
+report=()
+while read -r name _; do
+    if grep -q "^E2E PASS $name:" <<< "$results"; then
+        report+=("PASS $name")
+    else
+        report+=("FAIL $name")
+        failed=$((failed + 1))
+    fi
+done < "$root_fs/e2e/checks"
+if [ "$unresolved" = 0 ]; then
+    report+=("PASS host-resolve-btfids: no 'unresolved symbol' warnings in the build log")
+else
+    report+=("FAIL host-resolve-btfids: $unresolved 'unresolved symbol' warnings (see $log)")
+    failed=$((failed + 1))
+fi
+if ! grep -q '^E2E DONE' <<< "$results"; then
+    report+=("FAIL guest-done: the guest did not finish (qemu exit $qemu_status; see $console_log)")
+    failed=$((failed + 1))
+fi
+
+echo "== kernel-e2e $arch: linux-source-6.1 $version, encoder $encoder ($pahole)"
+echo "$results" | sed 's/^/   /'
+grep 'unresolved symbol' "$log" | sed 's/^/   host: /' || true
+echo "== summary"
+printf '   %s\n' "${report[@]}"
+echo "== times (s): setup ${took[setup]}, source ${took[source]}, configure ${took[configure]}," \
+    "build ${took[build]}, prepare ${took[prepare]}, boot ${took[boot]}, total $((SECONDS - start))"
+if [ "$failed" = 0 ]; then
+    echo "== kernel-e2e $arch: PASS"
+else
+    echo "== kernel-e2e $arch: FAIL ($failed failed; console: $console_log, build log: $log)"
+    exit 1
+fi
