@@ -149,8 +149,7 @@ bool isMarkerTag(const ir::TypeGraph& graph, TypeId tag) {
 
 bool isFuncAddrMarker(std::string_view tag) {
     return tag.starts_with(kFuncAddrBasePrefix) || tag == kFuncAddrAbsolute ||
-           tag == kFuncAddrSectionOffset ||
-           tag.starts_with(kFuncAddrNotInStandardPrefix);
+           tag == kFuncAddrSectionOffset || tag.starts_with(kFuncAddrNotInStandardPrefix);
 }
 
 std::string funcAddrBaseMarker(std::optional<std::string_view> baseSymbol, bool sectionOffsets) {

@@ -7,13 +7,27 @@ namespace btforge {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<size_t>(Feature::Count)> kNames = {
-    "encode_force",    "var",           "float",      "decl_tag",       "type_tag",
-    "enum64",          "optimized_func", "consistent_func", "decl_tag_kfuncs", "global_var",
-    "true_signature",  "distilled_base", "attributes", "layout",         "reproducible_build"};
+    "encode_force",
+    "var",
+    "float",
+    "decl_tag",
+    "type_tag",
+    "enum64",
+    "optimized_func",
+    "consistent_func",
+    "decl_tag_kfuncs",
+    "global_var",
+    "true_signature",
+    "distilled_base",
+    "attributes",
+    "layout",
+    "reproducible_build"};
 
 } // namespace
 
-std::string_view FeatureSet::name(Feature f) { return kNames[static_cast<size_t>(f)]; }
+std::string_view FeatureSet::name(Feature f) {
+    return kNames[static_cast<size_t>(f)];
+}
 
 std::optional<Feature> FeatureSet::find(std::string_view word) {
     for (size_t i = 0; i < kNames.size(); ++i) {
@@ -29,9 +43,9 @@ bool FeatureSet::implemented(Feature f) {
 
 FeatureSet FeatureSet::defaults() {
     FeatureSet set;
-    for (Feature f : {Feature::EncodeForce, Feature::Var, Feature::Float, Feature::DeclTag,
-                      Feature::TypeTag, Feature::Enum64, Feature::OptimizedFunc,
-                      Feature::ConsistentFunc, Feature::DeclTagKfuncs})
+    for (Feature f :
+         {Feature::EncodeForce, Feature::Var, Feature::Float, Feature::DeclTag, Feature::TypeTag,
+          Feature::Enum64, Feature::OptimizedFunc, Feature::ConsistentFunc, Feature::DeclTagKfuncs})
         set.set(f);
     return set;
 }

@@ -1005,7 +1005,8 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
                  : "unit 0x0";
         // libdw gives no reason when a section libelf could not decompress looks missing.
         const int reason = dwarf_errno();
-        std::string why = reason ? orUnknown(dwarf_errmsg(reason)) : compressionProblem(input_->descriptor());
+        std::string why =
+            reason ? orUnknown(dwarf_errmsg(reason)) : compressionProblem(input_->descriptor());
         return Error::badInput(path_ + ": " + where + ": " + (why.empty() ? "unreadable" : why));
     }
     return {};

@@ -10,13 +10,13 @@
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
 
+#include <boost/config.hpp>
+
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <span>
 #include <string>
-
-#include <boost/config.hpp>
 
 namespace btforge::plugin {
 
@@ -72,18 +72,20 @@ struct PluginDescriptor {
 
 // Defines the exported descriptor of a loader plugin implemented by class LOADER_CLASS.
 #define BTFORGE_LOADER_PLUGIN(NAME, DESCRIPTION, LOADER_CLASS)                                     \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                      \
-        btforge_plugin_descriptor{                                                                 \
-            ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Loader, NAME,           \
-            DESCRIPTION, []() -> std::unique_ptr<::btforge::plugin::Loader> {                      \
+    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
+        btforge_plugin_descriptor {                                                                \
+        ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Loader, NAME, DESCRIPTION,  \
+            []() -> std::unique_ptr<::btforge::plugin::Loader> {                                   \
                 return std::make_unique<LOADER_CLASS>();                                           \
             },                                                                                     \
-            nullptr}
+            nullptr                                                                                \
+    }
 
 #define BTFORGE_EMITTER_PLUGIN(NAME, DESCRIPTION, EMITTER_CLASS)                                   \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                      \
-        btforge_plugin_descriptor{                                                                 \
-            ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Emitter, NAME,          \
-            DESCRIPTION, nullptr, []() -> std::unique_ptr<::btforge::plugin::Emitter> {            \
+    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
+        btforge_plugin_descriptor {                                                                \
+        ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Emitter, NAME, DESCRIPTION, \
+            nullptr, []() -> std::unique_ptr<::btforge::plugin::Emitter> {                         \
                 return std::make_unique<EMITTER_CLASS>();                                          \
-            }}
+            }                                                                                      \
+    }
