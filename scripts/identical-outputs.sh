@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# identical-outputs.sh BTFORGE OUTDIR: what a refactoring must leave byte-identical.
+# Runs BTFORGE (a built bin/btforge) on the cached Debian kernels (scripts/fetch-debian-kernel.sh:
+# vmlinux at -j1 and -j2, its modules over it, the func-addr form; arm64, s390x, armhf and i386
+# vmlinux and modules) and on the test program cross-compiled for several targets by gcc and
+# clang (built once into $BTFORGE_CACHE/identical-inputs), and writes OUTDIR/SHA256SUMS.
+# Compare two trees' outputs with: diff OUT_BEFORE/SHA256SUMS OUT_AFTER/SHA256SUMS
+# Inputs missing from the cache are listed as "missing" (fetch them first to compare them).
+set -euo pipefail
+btforge=$(realpath "$1")
+out=$2
+cache=${BTFORGE_CACHE:-/var/cache/btforge}
+src=$(cd "$(dirname "$0")/.." && pwd)/tests/inputs/dwarf
+mkdir -p "$out"
+out=$(realpath "$out")
+sums=$out/SHA256SUMS
+: > "$sums"
+
+# run NAME ARGS...: one conversion into $out/NAME, its checksum (or its failure) in SHA256SUMS.
+run() {
+    local name=$1
+    shift
+    if "$btforge" --quiet "$@" -o "$out/$name" 2> "$out/$name.err"; then
+        (cd "$out" && sha256sum "$name") >> "$sums"
+    else
+        echo "failed $name: $(head -1 "$out/$name.err")" >> "$sums"
+    fi
+}
+
+for kernel in "$cache"/debian-6.1.0-*; do
+    [ -f "$kernel/vmlinux" ] || continue
+    arch=${kernel##*/debian-6.1.0-}
+    run "$arch.vmlinux.j2.btf" convert "$kernel/vmlinux" -j 2
+    case "$arch" in
+    *cloud-amd64)
+        run "$arch.vmlinux.j1.btf" convert "$kernel/vmlinux" -j 1
+        run "$arch.vmlinux.func-addr.btf" convert "$kernel/vmlinux" -t btf-func-addr -j 2
+        run "$arch.vmlinux.layout.btf" convert "$kernel/vmlinux" --features default,layout -j 2
+        ;;
+    esac
+    for module in "$kernel"/modules/*.ko; do
+        [ -f "$module" ] || continue
+        run "$arch.$(basename "$module" .ko).btf" convert "$module" -B "$out/$arch.vmlinux.j2.btf" -j 2
+    done
+done
+ls -d "$cache"/debian-6.1.0-* > /dev/null 2>&1 || echo "missing: Debian kernels in $cache" >> "$sums"
+
+# The test program, cross-compiled once: gcc and clang, DWARF 4 and 5, -O0 and -O2.
+inputs=$cache/identical-inputs
+mkdir -p "$inputs"
+for triple in x86_64-linux-gnu aarch64-linux-gnu s390x-linux-gnu arm-linux-gnueabihf \
+    i686-linux-gnu powerpc64le-linux-gnu; do
+    for cc in gcc clang; do
+        case "$cc" in
+        gcc)
+            compiler=("$triple-gcc")
+            [ "$triple" = x86_64-linux-gnu ] && compiler=(gcc)
+            ;;
+        clang) compiler=(clang-19 "--target=$triple") ;;
+        esac
+        command -v "${compiler[0]}" > /dev/null || {
+            echo "missing: ${compiler[0]}" >> "$sums"
+            continue
+        }
+        for version in 4 5; do
+            for level in 0 2; do
+                name=$triple.$cc.dwarf$version.O$level.o
+                [ -f "$inputs/$name" ] || "${compiler[@]}" -g "-gdwarf-$version" "-O$level" -w -r \
+                    -o "$inputs/$name" "$src/layouts.c" "$src/functions_a.c" "$src/functions_b.c"
+                run "$name.btf" convert "$inputs/$name"
+            done
+        done
+    done
+done
+echo "$(grep -c '^[0-9a-f]' "$sums") outputs, $(grep -vc '^[0-9a-f]' "$sums") failed or missing: $sums"
