@@ -1,0 +1,34 @@
+// Runs the build tree's DWARF loader plugins on a fixture, as the host runs them on a file: the
+// plugin loaded from the plugin directory, the input opened once, a one-thread session.
+#pragma once
+
+#include "DwarfFixture.h"
+
+#include "btforge/ir/TypeGraph.h"
+#include "btforge/plugin/Session.h"
+#include "btforge/support/Error.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace btforge::test {
+
+// The DWARF loaders this build has: "dwarf", and "llvm-dwarf" when LLVM was found.
+std::vector<std::string> dwarfLoaders();
+
+struct Loaded {
+    Expected<ir::TypeGraph> graph;
+    std::vector<std::string> warnings;
+};
+
+Loaded loadFixture(const std::string& loader, const Fixture& fixture,
+                   const plugin::Options& options = {});
+
+// The one type of this kind and name (fails the test when there is not exactly one).
+ir::TypeId findType(const ir::TypeGraph& graph, ir::Kind kind, std::string_view name);
+// Whether the graph has a type of this kind and name.
+bool hasType(const ir::TypeGraph& graph, ir::Kind kind, std::string_view name);
+
+} // namespace btforge::test
