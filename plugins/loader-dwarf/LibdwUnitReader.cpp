@@ -395,7 +395,10 @@ struct AttributeDecoder {
     }
 
     void decodeMemberLocation(const Attribute& attr) {
-        if (attr.form() == DW_FORM_exprloc) {
+        // An expression: exprloc from DWARF 4, a block in DWARF 2 (as gcc -gdwarf-2 writes it).
+        const unsigned form = attr.form();
+        if (form == DW_FORM_exprloc || form == DW_FORM_block1 || form == DW_FORM_block2 ||
+            form == DW_FORM_block4 || form == DW_FORM_block) {
             Dwarf_Op* ops = nullptr;
             size_t count = 0;
             if (dwarf_getlocation(attr.lib(), &ops, &count) == 0 && count == 1 &&

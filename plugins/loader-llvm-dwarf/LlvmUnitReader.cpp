@@ -341,7 +341,10 @@ struct AttributeDecoder {
     }
 
     void decodeMemberLocation(const DWARFFormValue& value) {
-        if (value.getForm() == dw::DW_FORM_exprloc) {
+        // An expression: exprloc from DWARF 4, a block in DWARF 2 (as gcc -gdwarf-2 writes it).
+        const auto form = value.getForm();
+        if (form == dw::DW_FORM_exprloc || form == dw::DW_FORM_block1 ||
+            form == dw::DW_FORM_block2 || form == dw::DW_FORM_block4 || form == dw::DW_FORM_block) {
             scratchOps.clear();
             auto block = blockOf(value);
             if (block)
