@@ -55,8 +55,10 @@ const plugin::PluginDescriptor& descriptorOf(const std::string& loader) {
     return *descriptor;
 }
 
-// The fixture's bytes in an anonymous file: nothing to clean up, and a path the loader opens.
-std::shared_ptr<MappedFile> inMemory(const std::vector<std::byte>& image) {
+} // namespace
+
+std::shared_ptr<MappedFile> fixtureFile(const Fixture& fixture) {
+    const std::vector<std::byte> image = writeElf(fixture);
     int fd = memfd_create("dwarf-fixture", MFD_CLOEXEC);
     REQUIRE(fd >= 0);
     REQUIRE(write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size()));
@@ -65,8 +67,6 @@ std::shared_ptr<MappedFile> inMemory(const std::vector<std::byte>& image) {
     REQUIRE(file);
     return std::make_shared<MappedFile>(std::move(*file));
 }
-
-} // namespace
 
 std::vector<std::string> dwarfLoaders() {
 #ifdef BTFORGE_TEST_HAVE_LLVM_DWARF
@@ -78,7 +78,7 @@ std::vector<std::string> dwarfLoaders() {
 
 Loaded loadFixture(const std::string& loader, const Fixture& fixture,
                    const plugin::Options& options) {
-    auto file = inMemory(writeElf(fixture));
+    auto file = fixtureFile(fixture);
     auto instance = descriptorOf(loader).makeLoader();
     REQUIRE(instance->probe({file->path(), file->bytes()}) > 0);
     std::vector<std::string> warnings;

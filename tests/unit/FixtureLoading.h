@@ -7,13 +7,17 @@
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 #include "btforge/support/Error.h"
+#include "btforge/support/MappedFile.h"
 
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace btforge::test {
+
+// The fixture's ELF image as an opened input (an anonymous file: nothing to clean up).
+std::shared_ptr<MappedFile> fixtureFile(const Fixture& fixture);
 
 // The DWARF loaders this build has: "dwarf", and "llvm-dwarf" when LLVM was found.
 std::vector<std::string> dwarfLoaders();

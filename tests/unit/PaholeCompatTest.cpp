@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,44 @@ TEST_CASE("pahole-compat: outputs, base, jobs, languages and --verbose") {
     CHECK(translate({"prog"}).error.find("-J or --btf_encode_detached") != std::string::npos);
     CHECK(translate({"-J", "--no_such_option", "prog"}).error.find("'--no_such_option'") !=
           std::string::npos);
+}
+
+// The rest of docs/kernel-build.md's table: each row's spellings.
+TEST_CASE("pahole-compat: every row of the mapping table") {
+    // -J and --btf_encode: .BTF written into the input; --btf_base=B as --btf_base B.
+    CHECK(translate({"--btf_encode", "--btf_base=vmlinux", "m.ko"}).args ==
+          std::vector<std::string>{"convert", "m.ko", "--in-place", "-B", "vmlinux", "--features",
+                                   "var,decl_tag,type_tag,enum64", "--lang-exclude", ""});
+    // -j and --jobs without N: btforge's default, one thread per CPU; with N: --jobs N.
+    auto jobs = [](std::vector<std::string> pahole) {
+        pahole.insert(pahole.end(), {"-J", "prog"});
+        std::vector<std::string> args = translate(pahole).args;
+        auto it = std::find(args.begin(), args.end(), "--jobs");
+        return it == args.end() || it + 1 == args.end() ? std::string("(default)") : *(it + 1);
+    };
+    CHECK(jobs({"-j"}) == "(default)");
+    CHECK(jobs({"--jobs"}) == "(default)");
+    CHECK(jobs({"-j8"}) == "8");
+    CHECK(jobs({"--jobs=4"}) == "4");
+    CHECK(jobs({"-j8", "-j"}) == "(default)"); // the last one counts
+    CHECK(translate({"-jx", "-J", "prog"}).error.find("'-jx'") != std::string::npos);
+    CHECK(translate({"--jobs=", "-J", "prog"}).error.find("'--jobs='") != std::string::npos);
+
+    // The legacy switches not covered above, and --btf_gen_all (the default set).
+    CHECK(features({"--skip_encoding_btf_decl_tag"}) == "var,type_tag,enum64");
+    CHECK(features({"--skip_encoding_btf_type_tag"}) == "var,decl_tag,enum64");
+    CHECK(features({"--btf_gen_all"}) == kDefault);
+    // A switch after --btf_features acts on the list's set.
+    CHECK(features({"--btf_features=default", "--skip_encoding_btf_vars"}) ==
+          "encode_force,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,"
+          "decl_tag_kfuncs");
+    // Nothing to do for --reproducible_build.
+    CHECK(features({"--reproducible_build"}) == "var,decl_tag,type_tag,enum64");
+
+    // --version: the pahole version the kernel's scripts read their flags from.
+    CHECK(translate({"--version"}).text == "v1.31\n");
+    CHECK(translate({"-J", "a.o", "b.o"}).error.find("more than one input") != std::string::npos);
+    CHECK(translate({"-J"}).error.find("missing the input") != std::string::npos);
 }
 
 } // namespace
