@@ -254,51 +254,157 @@ TEST_CASE("DWARF fixtures: array bounds as a count, an upper bound, none, or -1"
     }
 }
 
-TEST_CASE("DWARF fixtures: DWARF 2/3 bitfields, member locations as blocks, big-endian 32-bit") {
-    // struct b { unsigned a : 1; unsigned b : 7; unsigned short c : 4; };  on a big-endian
-    // 32-bit target, DWARF 3: bit offsets count from the storage unit's most significant bit,
-    // which on big-endian is the first bit in memory.
-    auto bitfield = [](const char* name, const char* type, uint8_t unitSize, uint8_t bitOffset,
-                       uint8_t bitSize, uint8_t byteOffset) {
-        return Die{
-            DW_TAG_member,
-            {{DW_AT_name, DW_FORM_string, name},
-             {DW_AT_type, DW_FORM_ref_udata, type},
-             {DW_AT_byte_size, DW_FORM_data1, unitSize},
-             {DW_AT_bit_size, DW_FORM_data1, bitSize},
-             {DW_AT_bit_offset, DW_FORM_data1, bitOffset},
-             {DW_AT_data_member_location, DW_FORM_block1, Bytes{{DW_OP_plus_uconst, byteOffset}}}}};
-    };
-    for (Endian endian : {Endian::Big, Endian::Little}) {
-        Fixture f = unitOf(
-            {
-                baseType("uint", "unsigned int", 4, DW_ATE_unsigned),
-                baseType("ushort", "short unsigned int", 2, DW_ATE_unsigned),
-                {DW_TAG_structure_type,
-                 {{DW_AT_name, DW_FORM_string, "b"}, {DW_AT_byte_size, DW_FORM_data1, 4}},
-                 {bitfield("a", "uint", 4, 0, 1, 0), bitfield("b", "uint", 4, 1, 7, 0),
-                  bitfield("c", "ushort", 2, 0, 4, 2)}},
-            },
-            3);
-        f.elf64 = false;
-        f.endian = endian;
-        f.machine = endian == Endian::Big ? EM_PPC : EM_386;
-        for (const std::string& loader : dwarfLoaders()) {
-            CAPTURE(loader);
-            CAPTURE(endian == Endian::Big);
-            ir::TypeGraph g = load(loader, f);
-            CHECK(g.pointerSize() == 4);
-            auto s = g.getAs<ir::StructType>(findType(g, Kind::Struct, "b"));
-            REQUIRE(s.members.size() == 3);
-            const bool big = endian == Endian::Big;
-            // Big-endian: bit offset from the first byte; little-endian: size - offset - width.
-            CHECK(s.members[0].bitOffset == (big ? 0u : 31u));
-            CHECK(s.members[0].bitfieldSize == 1);
-            CHECK(s.members[1].bitOffset == (big ? 1u : 24u));
-            CHECK(s.members[1].bitfieldSize == 7);
-            CHECK(s.members[2].bitOffset == (big ? 16u : 16u + 12u));
-            CHECK(s.members[2].bitfieldSize == 4);
+TEST_CASE("DWARF fixtures: DW_AT_bit_offset bitfields (DWARF 2-4), either byte order") {
+    // struct b { unsigned a : 1; unsigned b : 7; unsigned short c : 4; };  as gcc before 11
+    // describes it: DW_AT_bit_offset counts from the storage unit's most significant bit, which
+    // on a big-endian target is the first bit in memory. The unit's place: a DW_OP_plus_uconst
+    // block in DWARF 2 and 3, a constant in DWARF 4.
+    for (uint16_t version : {2, 3, 4}) {
+        auto bitfield = [&](const char* name, const char* type, uint8_t unitSize, uint8_t bitOffset,
+                            uint8_t bitSize, uint8_t byteOffset) {
+            return Die{DW_TAG_member,
+                       {{DW_AT_name, DW_FORM_string, name},
+                        {DW_AT_type, DW_FORM_ref_udata, type},
+                        {DW_AT_byte_size, DW_FORM_data1, unitSize},
+                        {DW_AT_bit_size, DW_FORM_data1, bitSize},
+                        {DW_AT_bit_offset, DW_FORM_data1, bitOffset},
+                        version < 4
+                            ? Attribute{DW_AT_data_member_location, DW_FORM_block1,
+                                        Bytes{{DW_OP_plus_uconst, byteOffset}}}
+                            : Attribute{DW_AT_data_member_location, DW_FORM_data1, byteOffset}}};
+        };
+        for (Endian endian : {Endian::Big, Endian::Little}) {
+            Fixture f = unitOf(
+                {
+                    baseType("uint", "unsigned int", 4, DW_ATE_unsigned),
+                    baseType("ushort", "short unsigned int", 2, DW_ATE_unsigned),
+                    {DW_TAG_structure_type,
+                     {{DW_AT_name, DW_FORM_string, "b"}, {DW_AT_byte_size, DW_FORM_data1, 4}},
+                     {bitfield("a", "uint", 4, 0, 1, 0), bitfield("b", "uint", 4, 1, 7, 0),
+                      bitfield("c", "ushort", 2, 0, 4, 2)}},
+                },
+                version);
+            f.elf64 = false;
+            f.endian = endian;
+            f.machine = endian == Endian::Big ? EM_PPC : EM_386;
+            for (const std::string& loader : dwarfLoaders()) {
+                CAPTURE(loader);
+                CAPTURE(version);
+                CAPTURE(endian == Endian::Big);
+                ir::TypeGraph g = load(loader, f);
+                CHECK(g.pointerSize() == 4);
+                auto s = g.getAs<ir::StructType>(findType(g, Kind::Struct, "b"));
+                REQUIRE(s.members.size() == 3);
+                const bool big = endian == Endian::Big;
+                // Big-endian: the offset from the first bit; little: unit - offset - width.
+                CHECK(s.members[0].bitOffset == (big ? 0u : 31u));
+                CHECK(s.members[0].bitfieldSize == 1);
+                CHECK(s.members[1].bitOffset == (big ? 1u : 24u));
+                CHECK(s.members[1].bitfieldSize == 7);
+                CHECK(s.members[2].bitOffset == (big ? 16u : 16u + 12u));
+                CHECK(s.members[2].bitfieldSize == 4);
+            }
         }
+    }
+}
+
+TEST_CASE("DWARF fixtures: unions, qualifiers, floats, varargs prototypes, signed bitfields") {
+    // union u { int i; float f; };
+    // typedef const volatile int cvi;  typedef int *restrict rp;
+    // typedef int fn(const char *, ...);
+    // struct sb { int neg : 5; unsigned pos : 3; long tail; };   (DWARF 5: data_bit_offset)
+    Fixture f = unitOf(
+        {
+            baseType("int", "int", 4, DW_ATE_signed),
+            baseType("uint", "unsigned int", 4, DW_ATE_unsigned),
+            baseType("float", "float", 4, DW_ATE_float),
+            baseType("char", "char", 1, DW_ATE_signed_char),
+            baseType("long", "long int", 8, DW_ATE_signed),
+            {DW_TAG_union_type,
+             {{DW_AT_name, DW_FORM_strp, "u"}, {DW_AT_byte_size, DW_FORM_data1, 4}},
+             {{DW_TAG_member,
+               {{DW_AT_name, DW_FORM_string, "i"}, {DW_AT_type, DW_FORM_ref4, "int"}}},
+              {DW_TAG_member,
+               {{DW_AT_name, DW_FORM_string, "f"}, {DW_AT_type, DW_FORM_ref4, "float"}}}}},
+            {DW_TAG_volatile_type, {{DW_AT_type, DW_FORM_ref4, "int"}}, {}, "vol"},
+            {DW_TAG_const_type, {{DW_AT_type, DW_FORM_ref4, "vol"}}, {}, "cv"},
+            {DW_TAG_typedef,
+             {{DW_AT_name, DW_FORM_string, "cvi"}, {DW_AT_type, DW_FORM_ref4, "cv"}}},
+            {DW_TAG_pointer_type,
+             {{DW_AT_byte_size, DW_FORM_data1, 8}, {DW_AT_type, DW_FORM_ref4, "int"}},
+             {},
+             "intp"},
+            {DW_TAG_restrict_type, {{DW_AT_type, DW_FORM_ref4, "intp"}}, {}, "restrict"},
+            {DW_TAG_typedef,
+             {{DW_AT_name, DW_FORM_string, "rp"}, {DW_AT_type, DW_FORM_ref4, "restrict"}}},
+            {DW_TAG_const_type, {{DW_AT_type, DW_FORM_ref4, "char"}}, {}, "cchar"},
+            {DW_TAG_pointer_type,
+             {{DW_AT_byte_size, DW_FORM_data1, 8}, {DW_AT_type, DW_FORM_ref4, "cchar"}},
+             {},
+             "string"},
+            {DW_TAG_subroutine_type,
+             {{DW_AT_prototyped, DW_FORM_flag_present}, {DW_AT_type, DW_FORM_ref4, "int"}},
+             {{DW_TAG_formal_parameter, {{DW_AT_type, DW_FORM_ref4, "string"}}},
+              {DW_TAG_unspecified_parameters, {}}},
+             "proto"},
+            {DW_TAG_typedef,
+             {{DW_AT_name, DW_FORM_string, "fn"}, {DW_AT_type, DW_FORM_ref4, "proto"}}},
+            {DW_TAG_structure_type,
+             {{DW_AT_name, DW_FORM_string, "sb"}, {DW_AT_byte_size, DW_FORM_data1, 16}},
+             {{DW_TAG_member,
+               {{DW_AT_name, DW_FORM_string, "neg"},
+                {DW_AT_type, DW_FORM_ref4, "int"},
+                {DW_AT_bit_size, DW_FORM_data1, 5},
+                {DW_AT_data_bit_offset, DW_FORM_data1, 0}}},
+              {DW_TAG_member,
+               {{DW_AT_name, DW_FORM_string, "pos"},
+                {DW_AT_type, DW_FORM_ref4, "uint"},
+                {DW_AT_bit_size, DW_FORM_data1, 3},
+                {DW_AT_data_bit_offset, DW_FORM_data1, 5}}},
+              {DW_TAG_member,
+               {{DW_AT_name, DW_FORM_string, "tail"},
+                {DW_AT_type, DW_FORM_ref4, "long"},
+                {DW_AT_data_member_location, DW_FORM_data1, 8}}}}},
+        },
+        5);
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        ir::TypeGraph g = load(loader, f);
+        auto u = g.getAs<ir::UnionType>(findType(g, Kind::Union, "u"));
+        CHECK(u.size == 4);
+        REQUIRE(u.members.size() == 2);
+        CHECK(u.members[0].bitOffset == 0);
+        CHECK(u.members[1].bitOffset == 0);
+        CHECK(g.kind(u.members[1].type) == Kind::Float); // float is in the default features
+        CHECK(g.getAs<ir::FloatType>(u.members[1].type).size == 4);
+
+        ir::TypeId cvi = g.target(findType(g, Kind::Typedef, "cvi"));
+        CHECK(g.kind(cvi) == Kind::Const);
+        CHECK(g.kind(g.target(cvi)) == Kind::Volatile);
+        CHECK(g.name(g.target(g.target(cvi))) == "int");
+        ir::TypeId rp = g.target(findType(g, Kind::Typedef, "rp"));
+        CHECK(g.kind(rp) == Kind::Restrict);
+        CHECK(spelled(g, g.target(rp)) == "* int");
+
+        ir::TypeId fn = g.target(findType(g, Kind::Typedef, "fn"));
+        REQUIRE(g.kind(fn) == Kind::FuncProto);
+        auto proto = g.getAs<ir::FuncProtoType>(fn);
+        CHECK(spelled(g, proto.returnType) == "int");
+        REQUIRE(proto.params.size() == 2);
+        CHECK(spelled(g, proto.params[0].type) == "* const char");
+        CHECK(proto.params[1].type == ir::kVoidType); // "..."
+
+        auto sb = g.getAs<ir::StructType>(findType(g, Kind::Struct, "sb"));
+        CHECK(sb.size == 16);
+        REQUIRE(sb.members.size() == 3);
+        CHECK(sb.members[0].bitOffset == 0);
+        CHECK(sb.members[0].bitfieldSize == 5);
+        CHECK(spelled(g, sb.members[0].type) == "int"); // signed: the type says so
+        CHECK(sb.members[1].bitOffset == 5);
+        CHECK(sb.members[1].bitfieldSize == 3);
+        CHECK(spelled(g, sb.members[1].type) == "unsigned int");
+        CHECK(sb.members[2].bitOffset == 64);
+        CHECK(sb.members[2].bitfieldSize == 0);
     }
 }
 
