@@ -100,6 +100,7 @@ public:
             auto before = labels_;
             info_.bytes.clear();
             strings_ = Strings();
+            stringOffsets_.clear();
             for (const Die& unit : f_.units)
                 writeUnit(unit);
             if (pass > 0 && labels_ == before)
@@ -115,6 +116,18 @@ public:
     const std::vector<uint8_t>& info() const { return info_.bytes; }
     const std::vector<uint8_t>& abbrev() const { return abbrev_.bytes; }
     const Strings& strings() const { return strings_; }
+    // .debug_str_offsets (DWARF 5's layout), empty when no strx form is used.
+    std::vector<uint8_t> stringOffsets() const {
+        if (stringOffsets_.empty())
+            return {};
+        Out out(f_.endian);
+        out.fixed(4 + 4 * stringOffsets_.size(), 4); // unit_length
+        out.fixed(5, 2);                             // version
+        out.fixed(0, 2);                             // padding
+        for (uint32_t offset : stringOffsets_)
+            out.fixed(offset, 4);
+        return out.bytes;
+    }
 
 private:
     uint8_t addressSize() const { return f_.elf64 ? 8 : 4; }
@@ -156,6 +169,8 @@ private:
 
     // The .debug_info offset of a label; 0 until its DIE is laid out.
     uint64_t target(const Attribute& a) const {
+        if (a.value.text.empty()) // a raw offset
+            return a.form == DW_FORM_ref_addr ? a.value.number : unitStart_ + a.value.number;
         auto it = labels_.find(a.value.text);
         if (it != labels_.end())
             return it->second;
@@ -211,6 +226,16 @@ private:
             return info_.text(v.text);
         case DW_FORM_strp:
             return info_.fixed(strings_.add(v.text), 4);
+        case DW_FORM_strx1:
+            return info_.fixed(stringIndex(v.text), 1);
+        case DW_FORM_strx2:
+            return info_.fixed(stringIndex(v.text), 2);
+        case DW_FORM_strx3:
+            return info_.fixed(stringIndex(v.text), 3);
+        case DW_FORM_strx4:
+            return info_.fixed(stringIndex(v.text), 4);
+        case DW_FORM_strx:
+            return info_.uleb(stringIndex(v.text));
         case DW_FORM_block1:
             info_.fixed(v.bytes.size(), 1);
             return info_.raw(v.bytes);
@@ -231,6 +256,16 @@ private:
             throw std::invalid_argument("DWARF fixture: form " + std::to_string(a.form) +
                                         " is not supported");
         }
+    }
+
+    // The string's entry in .debug_str_offsets.
+    uint32_t stringIndex(const std::string& text) {
+        uint32_t offset = strings_.add(text);
+        auto it = std::find(stringOffsets_.begin(), stringOffsets_.end(), offset);
+        if (it != stringOffsets_.end())
+            return static_cast<uint32_t>(it - stringOffsets_.begin());
+        stringOffsets_.push_back(offset);
+        return static_cast<uint32_t>(stringOffsets_.size() - 1);
     }
 
     void signExtend16(uint64_t low) {
@@ -261,6 +296,7 @@ private:
     Out info_;
     Out abbrev_;
     Strings strings_;
+    std::vector<uint32_t> stringOffsets_; // .debug_str offsets by strx index
     size_t unitStart_ = 0;
     std::map<std::string, uint64_t> labels_;
     std::map<AbbrevKey, uint32_t> codes_;
@@ -334,6 +370,8 @@ std::vector<std::byte> writeElf(const Fixture& f) {
     if (dwarf.strings().used())
         sections.push_back({".debug_str", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS, 0,
                             dwarf.strings().bytes(), 0, 0, 1, 1});
+    if (auto offsets = dwarf.stringOffsets(); !offsets.empty())
+        sections.push_back({".debug_str_offsets", SHT_PROGBITS, 0, 0, offsets, 0, 0, 4});
     if (!f.symbols.empty()) {
         Strings names;
         auto [symtab, firstGlobal] = symbolTable(f, names, textIndex, dataIndex);

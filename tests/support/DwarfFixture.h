@@ -1,7 +1,9 @@
 // Small ELF files with DWARF, written from a description of the DIEs wanted, for reader tests:
 // either byte order, ELF32 or ELF64 (address size 4 or 8), DWARF 2 to 5, and each attribute in
 // the form the test names. The file has .text and .data (zeros), .debug_abbrev, .debug_info,
-// .debug_str when a DW_FORM_strp is used, and .symtab when symbols are given. 32-bit DWARF only.
+// .debug_str when a DW_FORM_strp or strx form is used, .debug_str_offsets for the strx forms (one
+// table for the whole fixture, its entries from byte 8: a unit using them says
+// DW_AT_str_offsets_base 8), and .symtab when symbols are given. 32-bit DWARF only.
 #pragma once
 
 #include <concepts>
@@ -20,7 +22,9 @@ struct Bytes {
 
 // What an attribute holds; the form says how it is read. Numbers are two's complement bits (a
 // negative number written as DW_FORM_sdata is the negative number); text is a string for the
-// string forms and the label of the DIE referred to for the reference forms.
+// string forms and the label of the DIE referred to for the reference forms (without a label,
+// a reference form writes the number as it is: an offset in the unit, in .debug_info for
+// DW_FORM_ref_addr; for references to nowhere).
 struct Value {
     uint64_t number = 0;
     std::string text;

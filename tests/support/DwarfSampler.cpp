@@ -14,9 +14,13 @@ Fixture sampler(uint16_t version, Endian endian, bool elf64) {
                   : Attribute{DW_AT_data_member_location, DW_FORM_block1,
                               Bytes{{DW_OP_plus_uconst, bytes}}};
     };
+    // Names in .debug_str: by offset, or in DWARF 5 by index into .debug_str_offsets.
+    auto stringName = [&](const char* text, uint16_t strx) {
+        return Attribute{DW_AT_name, v5 ? strx : uint16_t{DW_FORM_strp}, text};
+    };
     std::vector<Die> types = {
         {DW_TAG_base_type,
-         {{DW_AT_name, DW_FORM_strp, "int"},
+         {stringName("int", DW_FORM_strx1),
           {DW_AT_byte_size, DW_FORM_data1, 4},
           {DW_AT_encoding, DW_FORM_data1, DW_ATE_signed}},
          {},
@@ -28,7 +32,7 @@ Fixture sampler(uint16_t version, Endian endian, bool elf64) {
          {},
          "uchar"},
         {DW_TAG_base_type,
-         {{DW_AT_name, DW_FORM_strp, "long long"},
+         {stringName("long long", DW_FORM_strx),
           {DW_AT_byte_size, DW_FORM_data8, 8},
           {DW_AT_encoding, DW_FORM_udata, DW_ATE_signed}},
          {},
@@ -43,7 +47,7 @@ Fixture sampler(uint16_t version, Endian endian, bool elf64) {
          "i_t"},
         {DW_TAG_const_type, {{DW_AT_type, DW_FORM_ref8, "i_t"}}, {}, "const"},
         {DW_TAG_structure_type,
-         {{DW_AT_name, DW_FORM_strp, "s"}, {DW_AT_byte_size, DW_FORM_data1, 16}},
+         {stringName("s", DW_FORM_strx2), {DW_AT_byte_size, DW_FORM_data1, 16}},
          {{DW_TAG_member,
            {{DW_AT_name, DW_FORM_string, "a"}, {DW_AT_type, DW_FORM_ref4, "int"}, offset(0)}},
           {DW_TAG_member,
@@ -102,7 +106,7 @@ Fixture sampler(uint16_t version, Endian endian, bool elf64) {
     Attribute location = v4 ? Attribute{DW_AT_location, DW_FORM_exprloc, at}
                             : Attribute{DW_AT_location, DW_FORM_block1, at};
     types.push_back({DW_TAG_subprogram,
-                     {{DW_AT_name, DW_FORM_strp, "f"},
+                     {stringName("f", DW_FORM_strx3),
                       external,
                       {DW_AT_prototyped, DW_FORM_flag, 1},
                       {DW_AT_type, DW_FORM_ref4, "int"},
@@ -120,14 +124,17 @@ Fixture sampler(uint16_t version, Endian endian, bool elf64) {
     f.machine = elf64 ? (endian == Endian::Little ? EM_X86_64 : EM_S390)
                       : (endian == Endian::Little ? EM_386 : EM_PPC);
     f.dwarfVersion = version;
-    f.units = {{DW_TAG_compile_unit,
-                {{DW_AT_producer, DW_FORM_strp, "dwarf-fixtures"},
-                 {DW_AT_language, DW_FORM_data1, DW_LANG_C99},
-                 {DW_AT_name, DW_FORM_string, "sampler.c"},
-                 {DW_AT_low_pc, DW_FORM_addr, text},
-                 v4 ? Attribute{DW_AT_high_pc, DW_FORM_udata, 0x10}
-                    : Attribute{DW_AT_high_pc, DW_FORM_addr, text + 0x10}},
-                types}};
+    Die unit{DW_TAG_compile_unit,
+             {{DW_AT_producer, DW_FORM_strp, "dwarf-fixtures"},
+              {DW_AT_language, DW_FORM_data1, DW_LANG_C99},
+              {DW_AT_name, DW_FORM_string, "sampler.c"},
+              {DW_AT_low_pc, DW_FORM_addr, text},
+              v4 ? Attribute{DW_AT_high_pc, DW_FORM_udata, 0x10}
+                 : Attribute{DW_AT_high_pc, DW_FORM_addr, text + 0x10}},
+             types};
+    if (v5)
+        unit.attributes.push_back({DW_AT_str_offsets_base, DW_FORM_sec_offset, 8});
+    f.units = {unit};
     f.symbols = {{"f", text, 0x10}, {"v", data, 16, STT_OBJECT, STB_GLOBAL, ".data"}};
     return f;
 }
