@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -85,9 +86,10 @@ Loaded loadFixture(const std::string& loader, const Fixture& fixture,
     Serial tasks;
     Silent progress;
     Collected diagnostics(warnings);
-    plugin::Session session{tasks, progress, diagnostics, options};
+    std::ostringstream skipped;
+    plugin::Session session{tasks, progress, diagnostics, options, nullptr, &skipped};
     auto graph = instance->load({file->path(), file, nullptr, {}}, session);
-    return {std::move(graph), std::move(warnings)};
+    return {std::move(graph), std::move(warnings), skipped.str()};
 }
 
 bool hasType(const ir::TypeGraph& graph, ir::Kind kind, std::string_view name) {

@@ -25,6 +25,7 @@ std::vector<std::string> dwarfLoaders();
 struct Loaded {
     Expected<ir::TypeGraph> graph;
     std::vector<std::string> warnings;
+    std::string skipped; // --list-skipped's lines: the functions left out, and why
 };
 
 Loaded loadFixture(const std::string& loader, const Fixture& fixture,

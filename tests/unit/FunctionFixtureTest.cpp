@@ -1,0 +1,161 @@
+// Functions through both DWARF loaders, from fixtures with a symbol table, on targets of both
+// byte orders and classes: which become FUNCs, with the argument registers of each psABI
+// (docs/functions.md's table) deciding which parameters arrived where the convention puts them.
+#include "FixtureLoading.h"
+
+#include "btforge/ir/Types.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <dwarf.h>
+#include <elf.h>
+#include <string>
+#include <vector>
+
+using namespace btforge;
+using namespace btforge::test;
+using ir::Kind;
+
+namespace {
+
+struct Target {
+    const char* name;
+    uint16_t machine;
+    bool elf64;
+    Endian endian;
+    uint8_t firstRegister, secondRegister; // DWARF numbers of the first two integer arguments
+};
+
+constexpr Target kTargets[] = {
+    {"x86-64", EM_X86_64, true, Endian::Little, 5, 4}, // rdi, rsi
+    {"s390x", EM_S390, true, Endian::Big, 2, 3},       // r2, r3
+    {"aarch64", EM_AARCH64, true, Endian::Little, 0, 1},
+    {"i386", EM_386, false, Endian::Little, 0, 2}, // eax, edx (-mregparm=3)
+    {"powerpc", EM_PPC, false, Endian::Big, 3, 4},
+};
+
+constexpr uint64_t kText = 0x1000;
+
+Attribute inRegister(uint8_t reg) {
+    return {DW_AT_location, DW_FORM_exprloc, Bytes{{static_cast<uint8_t>(DW_OP_reg0 + reg)}}};
+}
+
+// int NAME(int a, long b) at `address`, its parameters in these registers; the types are those
+// of the unit whose labels start with `unit`.
+Die function(const std::string& unit, const char* name, uint64_t address, uint8_t regA,
+             uint8_t regB, bool external = true) {
+    std::vector<Attribute> attributes = {{DW_AT_name, DW_FORM_string, name},
+                                         {DW_AT_prototyped, DW_FORM_flag_present},
+                                         {DW_AT_type, DW_FORM_ref4, unit + "int"},
+                                         {DW_AT_low_pc, DW_FORM_addr, address},
+                                         {DW_AT_high_pc, DW_FORM_data1, 0x10}};
+    if (external)
+        attributes.push_back({DW_AT_external, DW_FORM_flag_present});
+    return {DW_TAG_subprogram,
+            attributes,
+            {{DW_TAG_formal_parameter,
+              {{DW_AT_name, DW_FORM_string, "a"},
+               {DW_AT_type, DW_FORM_ref4, unit + "int"},
+               inRegister(regA)}},
+             {DW_TAG_formal_parameter,
+              {{DW_AT_name, DW_FORM_string, "b"},
+               {DW_AT_type, DW_FORM_ref4, unit + "long"},
+               inRegister(regB)}}}};
+}
+
+// A unit as gcc describes it, with the types its functions use.
+Die gccUnit(const std::string& name, uint8_t pointerSize, std::vector<Die> functions) {
+    std::vector<Die> dies = {
+        {DW_TAG_base_type,
+         {{DW_AT_name, DW_FORM_string, "int"},
+          {DW_AT_byte_size, DW_FORM_data1, 4},
+          {DW_AT_encoding, DW_FORM_data1, DW_ATE_signed}},
+         {},
+         name + "int"},
+        {DW_TAG_base_type,
+         {{DW_AT_name, DW_FORM_string, "long int"},
+          {DW_AT_byte_size, DW_FORM_data1, pointerSize},
+          {DW_AT_encoding, DW_FORM_data1, DW_ATE_signed}},
+         {},
+         name + "long"},
+    };
+    dies.insert(dies.end(), functions.begin(), functions.end());
+    return {DW_TAG_compile_unit,
+            {{DW_AT_producer, DW_FORM_string, "GNU C11 12.2.0 -O2"},
+             {DW_AT_language, DW_FORM_data1, DW_LANG_C99},
+             {DW_AT_name, DW_FORM_string, name}},
+            std::move(dies)};
+}
+
+// Addresses of the FUNCs of this name, sorted (nullopt-less: 0 for a FUNC without one).
+std::vector<uint64_t> funcs(const ir::TypeGraph& g, std::string_view name) {
+    std::vector<uint64_t> out;
+    for (ir::TypeId id = g.firstId(); id < g.endId(); ++id) {
+        if (g.kind(id) == Kind::Func && g.name(id) == name)
+            out.push_back(g.getAs<ir::FuncType>(id).address.value_or(0));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("functions from fixtures: symbols, argument registers, several addresses") {
+    for (const Target& t : kTargets) {
+        const uint8_t first = t.firstRegister, second = t.secondRegister;
+        Fixture f;
+        f.machine = t.machine;
+        f.elf64 = t.elf64;
+        f.endian = t.endian;
+        f.textAddress = kText;
+        const uint8_t pointer = t.elf64 ? 8 : 4;
+        // static int twice(int, long) in both units: two addresses, one name.
+        f.units = {gccUnit("one.c", pointer,
+                           {function("one.c", "good", kText, first, second),
+                            function("one.c", "moved", kText + 0x10, second, first),
+                            function("one.c", "nosym", kText + 0x20, first, second),
+                            function("one.c", "twice", kText + 0x30, first, second, false)}),
+                   gccUnit("two.c", pointer,
+                           {function("two.c", "twice", kText + 0x40, first, second, false)})};
+        f.symbols = {{"good", kText, 0x10},
+                     {"moved", kText + 0x10, 0x10},
+                     {"twice", kText + 0x30, 0x10, STT_FUNC, STB_LOCAL},
+                     {"twice", kText + 0x40, 0x10, STT_FUNC, STB_LOCAL}};
+        for (const std::string& loader : dwarfLoaders()) {
+            CAPTURE(std::string(t.name));
+            CAPTURE(loader);
+            Loaded loaded = loadFixture(loader, f);
+            REQUIRE(loaded.graph);
+            CHECK(loaded.warnings.empty());
+            const ir::TypeGraph& g = *loaded.graph;
+            CHECK(funcs(g, "good").size() == 1);
+            CHECK(funcs(g, "moved").empty()); // its arguments swapped registers
+            CHECK(funcs(g, "nosym").empty()); // no symbol to attach to
+            CHECK(funcs(g, "twice").empty()); // which of the two would it be?
+            CHECK(loaded.skipped.find("moved : skipping BTF encoding of function due to "
+                                      "unexpected register usage for parameter") !=
+                  std::string::npos);
+            CHECK(loaded.skipped.find("twice : skipping BTF encoding of function due to "
+                                      "ambiguous address") != std::string::npos);
+
+            auto proto = g.getAs<ir::FuncProtoType>(
+                g.getAs<ir::FuncType>(findType(g, Kind::Func, "good")).proto);
+            REQUIRE(proto.params.size() == 2);
+            CHECK(g.str(proto.params[0].name) == "a");
+            CHECK(g.name(proto.params[0].type) == "int");
+            CHECK(g.str(proto.params[1].name) == "b");
+            CHECK(g.name(proto.params[1].type) == "long int");
+            CHECK(g.name(proto.returnType) == "int");
+
+            // One FUNC per address (the extension): each twice, at its own address.
+            plugin::Options perAddress;
+            perAddress.funcAddr = plugin::FuncAddrMode::Keep;
+            Loaded kept = loadFixture(loader, f, perAddress);
+            REQUIRE(kept.graph);
+            CHECK(funcs(*kept.graph, "twice") == std::vector<uint64_t>{kText + 0x30, kText + 0x40});
+            CHECK(funcs(*kept.graph, "good") == std::vector<uint64_t>{kText});
+            CHECK(kept.warnings.empty());
+        }
+    }
+}
