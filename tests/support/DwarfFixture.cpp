@@ -249,13 +249,20 @@ private:
         case DW_FORM_exprloc:
             info_.uleb(v.bytes.size());
             return info_.raw(v.bytes);
+        case DW_FORM_indirect:
+            if (a.indirectAs == DW_FORM_indirect || a.indirectAs == DW_FORM_implicit_const)
+                break;
+            info_.uleb(a.indirectAs);
+            return writeValue({a.name, a.indirectAs, a.value});
         case DW_FORM_flag_present:
         case DW_FORM_implicit_const:
             return;
         default:
-            throw std::invalid_argument("DWARF fixture: form " + std::to_string(a.form) +
-                                        " is not supported");
+            break;
         }
+        throw std::invalid_argument("DWARF fixture: form " + std::to_string(a.form) +
+                                    (a.indirectAs ? "/" + std::to_string(a.indirectAs) : "") +
+                                    " is not supported");
     }
 
     // The string's entry in .debug_str_offsets.

@@ -41,7 +41,8 @@ struct Value {
 struct Attribute {
     uint16_t name;
     uint16_t form;
-    Value value = {}; // none for DW_FORM_flag_present
+    Value value = {};        // none for DW_FORM_flag_present
+    uint16_t indirectAs = 0; // for DW_FORM_indirect: the form the DIE names, then the value in it
 };
 
 struct Die {

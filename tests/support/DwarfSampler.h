@@ -11,10 +11,11 @@
 //   int f(const i_t x);              /* at .text + 0; symbol f */
 //   struct s v;                      /* at .data + 0; symbol v */
 //
-// Names are in .debug_str (DW_FORM_strp; DWARF 5: strx forms too) or inline (DW_FORM_string).
-// The bitfield is DW_AT_data_bit_offset 100 from DWARF 4; before, DW_AT_bit_offset 25 in a
-// 4-byte unit at byte 12, counted from the unit's most significant bit: bit 100 on a
-// little-endian target (96 + 32 - 25 - 3), bit 121 on a big-endian one (96 + 25).
+// struct s's size, and its member a's name and type, are DW_FORM_indirect; in DWARF 5, a's
+// location is DW_FORM_implicit_const. Names are in .debug_str (DW_FORM_strp; DWARF 5: strx forms
+// too) or inline (DW_FORM_string). The bitfield is DW_AT_data_bit_offset 100 from DWARF 4; before,
+// DW_AT_bit_offset 25 in a 4-byte unit at byte 12, counted from the unit's most significant bit:
+// bit 100 on a little-endian target (96 + 32 - 25 - 3), bit 121 on a big-endian one (96 + 25).
 #pragma once
 
 #include "DwarfFixture.h"
