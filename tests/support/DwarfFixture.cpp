@@ -326,10 +326,12 @@ struct Section {
 std::pair<std::vector<uint8_t>, uint32_t> symbolTable(const Fixture& f, Strings& names,
                                                       uint16_t textIndex, uint16_t dataIndex) {
     std::vector<const Symbol*> order;
-    for (const Symbol& s : f.symbols)
-        order.push_back(&s);
-    std::stable_partition(order.begin(), order.end(),
-                          [](const Symbol* s) { return s->binding == STB_LOCAL; });
+    for (bool local : {true, false}) {
+        for (const Symbol& s : f.symbols) {
+            if ((s.binding == STB_LOCAL) == local)
+                order.push_back(&s);
+        }
+    }
     Out out(f.endian);
     out.fixed(0, f.elf64 ? 24 : 16); // the null symbol
     uint32_t firstGlobal = 1;
