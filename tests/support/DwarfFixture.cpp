@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -98,6 +99,7 @@ public:
             if (pass == 8)
                 throw std::invalid_argument("DWARF fixture: DIE offsets do not settle");
             auto before = labels_;
+            labelled_.clear();
             info_.bytes.clear();
             strings_ = Strings();
             stringOffsets_.clear();
@@ -106,10 +108,11 @@ public:
             if (pass > 0 && labels_ == before)
                 break;
         }
+        std::vector<const AbbrevKey*> byCode(codes_.size());
         for (const auto& [key, code] : codes_)
-            byCode_.emplace(code, &key);
-        for (const auto& [code, key] : byCode_)
-            writeAbbrev(code, *key);
+            byCode[code - 1] = &key;
+        for (size_t i = 0; i < byCode.size(); ++i)
+            writeAbbrev(static_cast<uint32_t>(i + 1), *byCode[i]);
         abbrev_.uleb(0);
     }
 
@@ -149,15 +152,18 @@ private:
     }
 
     void writeDie(const Die& die) {
-        if (!die.label.empty())
+        if (!die.label.empty()) {
+            if (!labelled_.insert(die.label).second)
+                throw std::invalid_argument("DWARF fixture: two DIEs are labelled '" + die.label +
+                                            "'");
             labels_[die.label] = info_.bytes.size();
+        }
         AbbrevKey key{die.tag, !die.children.empty(), {}};
         for (const Attribute& a : die.attributes)
             std::get<2>(key).emplace_back(
                 a.name, a.form,
                 a.form == DW_FORM_implicit_const ? static_cast<int64_t>(a.value.number) : 0);
-        auto [it, added] = codes_.try_emplace(key, static_cast<uint32_t>(codes_.size() + 1));
-        info_.uleb(it->second);
+        info_.uleb(codes_.try_emplace(key, static_cast<uint32_t>(codes_.size() + 1)).first->second);
         for (const Attribute& a : die.attributes)
             writeValue(a);
         if (die.children.empty())
@@ -306,8 +312,8 @@ private:
     std::vector<uint32_t> stringOffsets_; // .debug_str offsets by strx index
     size_t unitStart_ = 0;
     std::map<std::string, uint64_t> labels_;
+    std::set<std::string> labelled_; // in this pass: each label once
     std::map<AbbrevKey, uint32_t> codes_;
-    std::map<uint32_t, const AbbrevKey*> byCode_;
 };
 
 struct Section {
