@@ -208,7 +208,7 @@ TEST_CASE("DWARF fixtures: enums take their signedness from their values and the
     }
 }
 
-TEST_CASE("DWARF fixtures: array bounds as a count, an upper bound, none, or -1") {
+TEST_CASE("DWARF fixtures: array bounds as a count, an upper bound, none, -1, or a DIE") {
     auto arrayType = [](const char* label, std::vector<Attribute> bounds) {
         std::vector<Attribute> subrange = {{DW_AT_type, DW_FORM_ref4, "size"}};
         subrange.insert(subrange.end(), bounds.begin(), bounds.end());
@@ -230,11 +230,20 @@ TEST_CASE("DWARF fixtures: array bounds as a count, an upper bound, none, or -1"
         arrayType("by_udata", {{DW_AT_upper_bound, DW_FORM_udata, 299}}),
         arrayType("flexible", {}),
         arrayType("zero", {{DW_AT_upper_bound, DW_FORM_sdata, -1}}),
+        // A variable length array: its bound is a DIE (the compiler's variable), not a number.
+        {DW_TAG_variable,
+         {{DW_AT_type, DW_FORM_ref4, "size"}, {DW_AT_artificial, DW_FORM_flag_present}},
+         {},
+         "n"},
+        arrayType("vla", {{DW_AT_upper_bound, DW_FORM_ref4, "n"}}),
+        arrayType("vla_count", {{DW_AT_count, DW_FORM_ref4, "n"}}),
         named("count_t", "by_count"),
         named("bound_t", "by_bound"),
         named("udata_t", "by_udata"),
         named("flexible_t", "flexible"),
         named("zero_t", "zero"),
+        named("vla_t", "vla"),
+        named("vla_count_t", "vla_count"),
     });
     for (const std::string& loader : dwarfLoaders()) {
         CAPTURE(loader);
@@ -251,6 +260,8 @@ TEST_CASE("DWARF fixtures: array bounds as a count, an upper bound, none, or -1"
         CHECK(count("udata_t") == 300);
         CHECK(count("flexible_t") == 0);
         CHECK(count("zero_t") == 0);
+        CHECK(count("vla_t") == 0); // no length known
+        CHECK(count("vla_count_t") == 0);
     }
 }
 
