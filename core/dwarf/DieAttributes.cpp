@@ -59,6 +59,10 @@ FormClass formClass(unsigned form) {
     }
 }
 
+bool isSignedForm(unsigned form) {
+    return form == DW_FORM_sdata || form == DW_FORM_implicit_const;
+}
+
 bool DieAttributes::isUsed(unsigned attribute) {
     switch (attribute) {
     case DW_AT_name:

@@ -15,14 +15,6 @@ DieOffset biasOf(Dwarf* main, Dwarf_CU* cu) {
     return version < 5 && unitType == DW_UT_type ? kTypesBias : 0;
 }
 
-namespace {
-
-bool isSignedForm(unsigned form) {
-    return form == DW_FORM_sdata || form == DW_FORM_implicit_const;
-}
-
-} // namespace
-
 uint64_t AttributeDecoder::fixed(const Attribute& attr, size_t size) const {
     return Cursor({attr.raw.valp, size}, forms_.bigEndian).fixed(size);
 }

@@ -68,10 +68,6 @@ const char* sectionName(DieOffset bias) {
     return bias == kTypesBias ? " in .debug_types" : "";
 }
 
-bool isSignedForm(dw::Form form) {
-    return form == dw::DW_FORM_sdata || form == dw::DW_FORM_implicit_const;
-}
-
 // A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
 std::optional<uint64_t> unsignedValue(const DWARFFormValue& value) {
     switch (value.getForm()) {

@@ -41,6 +41,8 @@ struct Constant {
 // stands for the forms a reader can only try to read as one (DW_FORM_sec_offset, ...).
 enum class FormClass : uint8_t { Flag, String, Reference, Address, Block, Expression, Constant };
 FormClass formClass(unsigned form);
+// The constant forms whose value is signed: DW_FORM_sdata, DW_FORM_implicit_const.
+bool isSignedForm(unsigned form);
 
 // What one kept DIE's attributes mean. A reader turns each attribute's form into a value of its
 // class (flag, constant, string, reference, address, block, expression operations) and hands it
