@@ -1,12 +1,11 @@
 #include "btforge/dwarf/DwarfConversion.h"
 
-#include "../dedup/TypeLabel.h"
+#include "../dedup/BaseDeclarations.h"
+#include "FunctionEmission.h"
+#include "UndeduplicatedGraph.h"
+#include "VariableEmission.h"
 
-#include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dedup/GraphMerger.h"
-#include "btforge/dwarf/FunctionMerger.h"
-#include "btforge/elf/KfuncSets.h"
-#include "btforge/ir/FunctionAppender.h"
 
 #include <algorithm>
 #include <deque>
@@ -42,8 +41,7 @@ public:
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
                  const DwarfConversionOptions& options, DwarfConversionReport& report)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          merger_(base), appended_(base),
-          appendedObservations_(options.dedup ? 0 : reader.unitCount()),
+          merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
         partialRules_.arrays = base ? arrayShapeOf(*base) : options.arrays;
         partialRules_.target = elf.target();
@@ -51,7 +49,7 @@ public:
         rules_ = partialRules_;
         rules_.observe = hasFunctionSymbol_;
         if (base)
-            indexBaseDefinitions(*base);
+            baseDeclarations_.emplace(*base);
     }
 
     Expected<void> run() {
@@ -82,8 +80,7 @@ public:
     }
 
     dedup::GraphMerger& merger() { return merger_; }
-    ir::TypeGraph& appended() { return appended_; }
-    std::vector<UnitObservations>& appendedObservations() { return appendedObservations_; }
+    UndeduplicatedGraph& undeduplicated() { return undeduplicated_; }
     std::vector<UnitObservations>& observations() { return observations_; }
 
 private:
@@ -140,92 +137,6 @@ private:
         mergeUnit(partial.front(), std::move(mapped));
     }
 
-    // A module's units often only declare a struct the base defines (`struct pid_namespace;`):
-    // the declaration means the base's struct when the base has one struct of that name, as
-    // libbpf's dedup decides. Otherwise every type reaching the declaration would differ from
-    // its base twin and be repeated. The other way round, the base may only declare a struct the
-    // module defines (vmlinux has `struct kvm_lapic;`, kvm.ko defines it): see
-    // referToBaseDeclarations.
-    void indexBaseDefinitions(const ir::TypeGraph& base) {
-        for (TypeId id = 1; id < base.endId(); ++id) {
-            const ir::Kind kind = base.kind(id);
-            if (base.name(id).empty())
-                continue;
-            if (kind == ir::Kind::Fwd) {
-                baseDeclarations_.try_emplace(
-                    definitionKey(base.getAs<ir::FwdType>(id).isUnion, base.name(id)), id);
-                continue;
-            }
-            if (kind != ir::Kind::Struct && kind != ir::Kind::Union)
-                continue;
-            auto [it, added] = baseDefinitions_.try_emplace(
-                definitionKey(kind == ir::Kind::Union, base.name(id)), id);
-            if (!added)
-                it->second = ir::kVoidType; // two of one name: the declaration stays
-        }
-        std::erase_if(baseDeclarations_,
-                      [&](const auto& entry) { return baseDefinitions_.contains(entry.first); });
-    }
-    static std::string definitionKey(bool isUnion, std::string_view name) {
-        return (isUnion ? "u:" : "s:") + std::string(name);
-    }
-    void resolveDeclarationsToBase(MappedUnit& mapped, std::vector<TypeId>& placeholders) {
-        if (baseDefinitions_.empty())
-            return;
-        const ir::TypeGraph& unit = mapped.graph;
-        for (TypeId id = 1; id < unit.endId(); ++id) {
-            if (unit.kind(id) != ir::Kind::Fwd || mapped.preMapped[id - 1] != kNotPreMapped)
-                continue;
-            auto it = baseDefinitions_.find(
-                definitionKey(unit.getAs<ir::FwdType>(id).isUnion, unit.name(id)));
-            if (it == baseDefinitions_.end() || it->second == ir::kVoidType)
-                continue;
-            placeholders.push_back(id);
-            mapped.preMapped[id - 1] = it->second;
-        }
-    }
-
-    // Where the unit defines a struct the base only declares, the base's types that refer to it
-    // (through pointers, qualifiers, typedefs) have the declaration; the unit's refer to the
-    // definition. They are the same C types, and libbpf's dedup treats a declaration and a
-    // definition of one name as equivalent: so do references here, by pointing the unit's at a
-    // declaration standing for the base's. The definition itself stays, for what needs it whole.
-    void referToBaseDeclarations(MappedUnit& mapped, std::vector<TypeId>& placeholders) {
-        if (baseDeclarations_.empty())
-            return;
-        ir::TypeGraph& unit = mapped.graph;
-        std::unordered_map<TypeId, TypeId> declarationOf; // unit definition -> its declaration
-        const TypeId end = unit.endId();
-        for (TypeId id = 1; id < end; ++id) {
-            const ir::Kind kind = unit.kind(id);
-            if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || unit.name(id).empty())
-                continue;
-            const bool isUnion = kind == ir::Kind::Union;
-            auto it = baseDeclarations_.find(definitionKey(isUnion, unit.name(id)));
-            if (it == baseDeclarations_.end())
-                continue;
-            const TypeId declaration = unit.add(ir::FwdType{unit.nameId(id), isUnion});
-            mapped.preMapped.push_back(it->second);
-            placeholders.push_back(declaration);
-            declarationOf.emplace(id, declaration);
-        }
-        if (declarationOf.empty())
-            return;
-        for (TypeId id = 1; id < end; ++id) {
-            unit.visit(id, [&](const auto& t) {
-                using T = std::decay_t<decltype(t)>;
-                if constexpr (ir::isReferenceKind(T::kKind)) {
-                    auto it = declarationOf.find(t.type);
-                    if (it == declarationOf.end())
-                        return;
-                    T redirected = t;
-                    redirected.type = it->second;
-                    unit.replace(id, redirected);
-                }
-            });
-        }
-    }
-
     // A unit ready to merge: prepared without the lock, merged under it.
     struct PendingMerge {
         size_t index;
@@ -241,8 +152,10 @@ private:
         std::vector<TypeId> placeholders;
         for (const auto& external : mapped.externals)
             placeholders.push_back(external.first);
-        resolveDeclarationsToBase(mapped, placeholders);
-        referToBaseDeclarations(mapped, placeholders);
+        if (baseDeclarations_) {
+            baseDeclarations_->resolveDeclarations(mapped.graph, mapped.preMapped, placeholders);
+            baseDeclarations_->referToDeclarations(mapped.graph, mapped.preMapped, placeholders);
+        }
         pending->prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
         bool full = false;
         {
@@ -295,12 +208,8 @@ private:
                 ++report_.unresolvedReferences;
             }
         }
-        if (!options_.dedup) {
-            // Functions are still decided on deduplicated types, so the FUNC set is the same
-            // with and without dedup; they are only written with the appended ids.
-            appendedObservations_[index] = mapped.observations;
-            appendedObservations_[index].remapTypes(append(mapped), 1);
-        }
+        if (!options_.dedup)
+            undeduplicated_.append(index, mapped);
         std::vector<TypeId> merged = merger_.merge(std::move(pending.prepared),
                                                    static_cast<uint32_t>(index), mapped.preMapped);
         for (const auto& [offset, local] : mapped.exportedTypes)
@@ -321,25 +230,6 @@ private:
         observations_[index] = std::move(mapped.observations);
     }
 
-    // Without dedup (a diagnostic: what libbpf's dedup would start from), every unit type is
-    // copied as it is, placeholders aside.
-    std::vector<TypeId> append(const MappedUnit& mapped) {
-        const ir::TypeGraph& unit = mapped.graph;
-        std::vector<TypeId> map(unit.ownCount());
-        TypeId next = appended_.endId();
-        for (TypeId id = 1; id < unit.endId(); ++id) {
-            TypeId pre = mapped.preMapped[id - 1];
-            map[id - 1] = pre != kNotPreMapped ? pre : next++;
-        }
-        auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
-        for (TypeId id = 1; id < unit.endId(); ++id) {
-            if (mapped.preMapped[id - 1] == kNotPreMapped)
-                appended_.add(
-                    dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
-        }
-        return map;
-    }
-
     UnitReader& reader_;
     const elf::ElfSymbolTable& elf_;
     plugin::Session& session_;
@@ -355,232 +245,12 @@ private:
     std::mutex queueMutex_;
     std::deque<std::unique_ptr<PendingMerge>> queued_;
     dedup::GraphMerger merger_;
-    ir::TypeGraph appended_;
-    std::vector<UnitObservations> appendedObservations_; // by unit, without dedup
-    dedup::detail::ListScratch scratch_;
+    UndeduplicatedGraph undeduplicated_;
     std::unordered_map<DieOffset, TypeId> exported_;
-    // Base STRUCTs and UNIONs by definitionKey; void where the base has several of one name.
-    std::unordered_map<std::string, TypeId> baseDefinitions_;
-    // Base FWDs of names the base defines nowhere, by definitionKey.
-    std::unordered_map<std::string, TypeId> baseDeclarations_;
+    std::optional<dedup::BaseDeclarations> baseDeclarations_; // over a base only
     std::vector<UnitObservations> observations_;
     std::vector<std::optional<Error>> errors_;
 };
-
-// Adds the FUNC_PROTOs, FUNCs and their DECL_TAGs, reusing an identical FUNC_PROTO already in
-// the graph or its base (function pointers of the same signature, or another function's).
-class FunctionEmitter {
-public:
-    explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph), appender_(graph) {}
-
-    TypeId emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
-                bool withTags, std::optional<uint64_t> address) {
-        params_.clear();
-        for (const ParamObservation& p : obs.paramsOf(f))
-            params_.push_back({graph_.intern(p.name), p.type});
-        if (f.facts & kFunctionVarargs)
-            params_.push_back({ir::kNoName, ir::kVoidType});
-        // Static linkage for all, as pahole writes kernel BTF: what matters to a tracer is the
-        // name and the prototype, and tools compare against pahole's output.
-        TypeId func = appender_.addFunction(name, appender_.proto(f.returnType, params_),
-                                            ir::FuncLinkage::Static, address);
-        if (withTags) {
-            for (const TagObservation& t : obs.tagsOf(f))
-                graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
-        }
-        return func;
-    }
-
-private:
-    ir::TypeGraph& graph_;
-    ir::FunctionAppender appender_;
-    std::vector<ir::Param> params_;
-};
-
-// What the kernel's BPF verifier looks for on a kfunc's FUNC: 'bpf_kfunc', and 'bpf_fastcall'
-// for those that keep the caller's registers (KF_FASTCALL).
-void tagKfunc(ir::TypeGraph& graph, TypeId func, std::string_view name,
-              std::span<const elf::Kfunc> kfuncs) {
-    auto it = std::lower_bound(kfuncs.begin(), kfuncs.end(), name,
-                               [](const elf::Kfunc& k, std::string_view n) { return k.name < n; });
-    if (it == kfuncs.end() || it->name != name)
-        return;
-    graph.add(ir::DeclTagType{graph.intern("bpf_kfunc"), func, -1});
-    if (it->flags & elf::kKfuncFastcall)
-        graph.add(ir::DeclTagType{graph.intern("bpf_fastcall"), func, -1});
-}
-
-// Decides and emits the functions: per name for standard BTF; per address for the extension,
-// with its markers (btf/FuncAddrExtension.h) and addresses relative to the base symbol.
-class FunctionPlacer {
-public:
-    FunctionPlacer(ir::TypeGraph& output, const UnitObservations& all,
-                   const UnitObservations& written, const DwarfConversionOptions& options,
-                   std::span<const elf::Kfunc> kfuncs, DwarfConversionReport& report)
-        : output_(output), all_(all), written_(written), options_(options), kfuncs_(kfuncs),
-          report_(report), emitter_(output) {}
-
-    void standard(std::span<const FunctionDecision> decisions) {
-        for (const FunctionDecision& d : decisions) {
-            if (d.chosen)
-                emit(d, std::nullopt);
-            else
-                skip(d, std::nullopt);
-        }
-    }
-
-    // `standard` and `perAddress` are both sorted by name, one and one or more per name. A name
-    // whose only symbol no DWARF instance describes keeps standard BTF's FUNC, without address.
-    void perAddress(std::span<const FunctionDecision> standard,
-                    std::span<const FunctionDecision> perAddress, std::optional<uint64_t> base,
-                    const std::string& baseMarker) {
-        auto s = standard.begin();
-        for (size_t begin = 0; begin < perAddress.size();) {
-            std::string_view name = perAddress[begin].name;
-            size_t end = begin;
-            while (end < perAddress.size() && perAddress[end].name == name)
-                ++end;
-            while (s->name != name)
-                ++s;
-            TypeId first = ir::kVoidType;
-            for (const FunctionDecision& d : perAddress.subspan(begin, end - begin)) {
-                if (!d.chosen) {
-                    skip(d, d.address);
-                    continue;
-                }
-                TypeId func = emit(d, *d.address - base.value_or(0)); // modulo 2^64 below base
-                if (!baseMarked_) {
-                    tag(baseMarker, func);
-                    baseMarked_ = true;
-                }
-                first = first == ir::kVoidType ? func : first;
-            }
-            if (first == ir::kVoidType && s->chosen)
-                emit(*s, std::nullopt);
-            else if (first != ir::kVoidType && !s->chosen)
-                tag(std::string(btf::kFuncAddrNotInStandardPrefix) + std::string(s->skipReason),
-                    first);
-            begin = end;
-        }
-    }
-
-private:
-    TypeId emit(const FunctionDecision& d, std::optional<uint64_t> address) {
-        const FunctionObservation& f = written_.functions[d.chosen - all_.functions.data()];
-        ++report_.functions;
-        TypeId func =
-            emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag), address);
-        tagKfunc(output_, func, d.name, kfuncs_);
-        return func;
-    }
-    void skip(const FunctionDecision& d, std::optional<uint64_t> address) {
-        report_.skippedFunctions.push_back(
-            {std::string(d.name), std::string(d.skipReason), d.detail, address});
-    }
-    void tag(const std::string& value, TypeId func) {
-        output_.add(ir::DeclTagType{output_.intern(value), func, -1});
-    }
-
-    ir::TypeGraph& output_;
-    const UnitObservations& all_;
-    const UnitObservations& written_;
-    const DwarfConversionOptions& options_;
-    std::span<const elf::Kfunc> kfuncs_;
-    DwarfConversionReport& report_;
-    FunctionEmitter emitter_;
-    bool baseMarked_ = false;
-};
-
-Expected<void> emitFunctions(ir::TypeGraph& output, const ir::TypeGraph& graph,
-                             const UnitObservations& all, const UnitObservations& written,
-                             const elf::ElfSymbolTable& elf, const UnitReader& reader,
-                             const DwarfConversionOptions& options, DwarfConversionReport& report) {
-    std::vector<elf::Kfunc> kfuncs;
-    if (options.features.has(Feature::DeclTag) && options.features.has(Feature::DeclTagKfuncs)) {
-        auto found = elf::findKfuncs(elf);
-        if (!found)
-            return std::move(found).error();
-        kfuncs = std::move(*found);
-    }
-    FunctionPlacer placer(output, all, written, options, kfuncs, report);
-    auto standard = decideFunctions(graph, all, elf, reader, options.features);
-    if (options.functions == FunctionGranularity::PerName) {
-        placer.standard(standard);
-        return {};
-    }
-    // A relocatable file's symbol values are offsets into their sections already.
-    std::optional<uint64_t> base;
-    if (!options.addressBase.empty() && !elf.isRelocatable())
-        base = elf.addressOf(options.addressBase);
-    auto perAddress =
-        decideFunctions(graph, all, elf, reader, options.features, FunctionGranularity::PerAddress);
-    auto marker = btf::funcAddrBaseMarker(
-        base ? std::optional<std::string_view>(options.addressBase) : std::nullopt,
-        elf.isRelocatable());
-    placer.perAddress(standard, perAddress, base, marker);
-    return {};
-}
-
-// Per-CPU variables: one VAR each, in DATASEC '.data..percpu' sorted by offset (seed 004); with
-// global_var, every variable with a static address, one DATASEC per data section.
-void emitVariables(ir::TypeGraph& graph, const UnitObservations& obs,
-                   const elf::ElfSymbolTable& elf, const UnitReader& reader,
-                   const FeatureSet& features, DwarfConversionReport& report) {
-    struct Placed {
-        uint32_t section;
-        uint64_t offset;
-        uint64_t size;
-        const VariableObservation* var;
-    };
-    std::vector<Placed> placed;
-    for (const VariableObservation& v : obs.variables) {
-        if (!v.hasAddress || elf::isCompilerGeneratedObject(v.name) || v.type == ir::kVoidType)
-            continue;
-        auto where = reader.locate(v.address);
-        const elf::ElfSection* section = where ? elf.section(where->section) : nullptr;
-        if (!section)
-            continue;
-        bool percpu = section->name == ".data..percpu";
-        if (!(percpu ? features.has(Feature::Var) : features.has(Feature::GlobalVar)))
-            continue;
-        // Offset 0 is also where section-start markers sit: only a symbol of that very name
-        // there proves the variable is real.
-        if (where->offset == 0) {
-            auto objects = elf.objectsIn(where->section);
-            if (std::none_of(objects.begin(), objects.end(),
-                             [&](const elf::ElfObject& o) { return o.name == v.name; }))
-                continue;
-        }
-        auto size = ir::sizeOf(graph, v.type);
-        if (!size || *size == 0 || *size > UINT32_MAX || where->offset > UINT32_MAX)
-            continue;
-        placed.push_back({where->section, where->offset, *size, &v});
-    }
-    std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
-        return std::tie(a.section, a.offset, a.var->unit, a.var->die) <
-               std::tie(b.section, b.offset, b.var->unit, b.var->die);
-    });
-
-    std::vector<ir::VarSecInfo> entries;
-    for (size_t begin = 0; begin < placed.size();) {
-        size_t end = begin;
-        entries.clear();
-        for (; end < placed.size() && placed[end].section == placed[begin].section; ++end) {
-            const Placed& p = placed[end];
-            TypeId var = graph.add(ir::VarType{graph.intern(p.var->name), p.var->type,
-                                               p.var->external ? ir::VarLinkage::GlobalAllocated
-                                                               : ir::VarLinkage::Static});
-            entries.push_back(
-                {var, static_cast<uint32_t>(p.offset), static_cast<uint32_t>(p.size)});
-            ++report.variables;
-        }
-        // The section's size would include what BTF does not describe: end at the last variable.
-        const ir::VarSecInfo& last = entries.back();
-        const elf::ElfSection* section = elf.section(placed[begin].section);
-        graph.add(ir::DatasecType{graph.intern(section->name), last.offset + last.size, entries});
-        begin = end;
-    }
-}
 
 } // namespace
 
@@ -608,10 +278,8 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     }
     // Without dedup the output is the appended graph, described by the same observations in the
     // same order but with its own ids.
-    UnitObservations appendedIds;
-    for (UnitObservations& unit : pipeline.appendedObservations())
-        appendedIds.append(std::move(unit));
-    ir::TypeGraph& output = options.dedup ? graph : pipeline.appended();
+    UnitObservations appendedIds = pipeline.undeduplicated().takeObservations();
+    ir::TypeGraph& output = options.dedup ? graph : pipeline.undeduplicated().graph();
     const UnitObservations& written = options.dedup ? all : appendedIds;
 
     if (auto emitted = emitFunctions(output, graph, all, written, elf, reader, options, report);

@@ -6,6 +6,9 @@
 // over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
 // of the common forms read directly and the others through libdw. Subtrees that cannot hold
 // types (inlined instances, call sites) are skipped whole.
+//
+// Three files: LibdwUnitReader.cpp opens the input and finds its units and sections,
+// LibdwUnitWalk.cpp walks a unit's DIEs, LibdwAttributes.cpp reads their attribute values.
 #pragma once
 
 #include "AltFile.h"
@@ -71,6 +74,8 @@ private:
     // Gives back the resident pages of [begin, end) if it is inside the file mapping.
     void giveBackMapped(const uint8_t* begin, const uint8_t* end) const;
     Expected<void> decodeUnit(size_t index, UnitDies& out);
+    // Where the DIEs of a bias are, for messages (.debug_info goes without saying).
+    static const char* sectionName(DieOffset bias);
 
     std::string path_;
     std::shared_ptr<MappedFile> input_;

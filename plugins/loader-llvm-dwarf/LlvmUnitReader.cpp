@@ -68,10 +68,6 @@ const char* sectionName(DieOffset bias) {
     return bias == kTypesBias ? " in .debug_types" : "";
 }
 
-bool isSignedForm(dw::Form form) {
-    return form == dw::DW_FORM_sdata || form == dw::DW_FORM_implicit_const;
-}
-
 // A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
 std::optional<uint64_t> unsignedValue(const DWARFFormValue& value) {
     switch (value.getForm()) {
@@ -98,14 +94,15 @@ const char* stringValue(const DWARFFormValue& value) {
     return *string;
 }
 
+// Reads one DIE's attribute values from their forms and hands them to the rules (DieAttributes,
+// ReaderRules.h).
 struct AttributeDecoder {
     const LlvmUnitReader& reader;
     llvm::DWARFUnit& llvmUnit;
     UnitDies& unit;
-    Die& die;
+    DieAttributes rules;
     DieOffset unitStart; // the unit header's key: unit-relative references count from it
     std::vector<LocationOp>& scratchOps;
-    bool hasRanges = false;
 
     DieOffset reference(const DWARFFormValue& value) const {
         switch (value.getForm()) {
@@ -121,18 +118,6 @@ struct AttributeDecoder {
             return reader.typeBySignature(value.getRawUValue());
         default:
             return kNoDie; // the supplementary (alt) file: refused when opened
-        }
-    }
-
-    void setFlag(const DWARFFormValue& value, DieFlag flag) {
-        if (value.getAsUnsignedConstant().value_or(0) != 0)
-            die.flags |= flag;
-    }
-
-    void setNumber(const DWARFFormValue& value, uint64_t& field, DieFlag flag) {
-        if (auto number = unsignedValue(value)) {
-            field = *number;
-            die.flags |= flag;
         }
     }
 
@@ -213,22 +198,6 @@ struct AttributeDecoder {
         }
     }
 
-    void storeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset) {
-        auto first = static_cast<uint32_t>(unit.locationOps.size());
-        decodeExpression(bytes, sectionOffset, unit.locationOps);
-        die.locationFirst = first;
-        die.locationCount = static_cast<uint32_t>(unit.locationOps.size()) - first;
-        die.flags |= kLocationKnown;
-    }
-
-    void noteEntryValue(llvm::ArrayRef<uint8_t> bytes) {
-        if (die.entryValueRegister != 0xff)
-            return;
-        scratchOps.clear();
-        decodeExpression(bytes, std::nullopt, scratchOps);
-        die.entryValueRegister = entryValueRegister(scratchOps);
-    }
-
     // A block attribute's bytes, when they lie inside the unit's section: LLVM takes a block's
     // length as the DIE gives it, and a broken one would point past the section.
     std::optional<llvm::ArrayRef<uint8_t>> blockOf(const DWARFFormValue& value) const {
@@ -248,26 +217,21 @@ struct AttributeDecoder {
     }
 
     void decodeLocation(const DWARFFormValue& value) {
-        die.flags |= kHasLocation;
-        // Only parameters and file-scope variables get here; their first expression and any
-        // entry-value register are what the function and variable rules look at.
         dw::Form form = value.getForm();
-        bool isList =
-            form == dw::DW_FORM_sec_offset || form == dw::DW_FORM_loclistx ||
-            (unit.version < 4 && (form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8));
+        const bool isList = DieAttributes::isLocationList(form, unit.version);
+        rules.location(isList);
         if (!isList) {
-            auto block = blockOf(value);
-            if (block)
-                storeExpression(*block, offsetInSection(*block));
+            if (auto block = blockOf(value)) {
+                decodeExpression(*block, offsetInSection(*block), rules.expression());
+                rules.expressionRead(true);
+            }
             return;
         }
-        die.flags |= kLocationIsList;
         std::optional<uint64_t> offset = value.getRawUValue();
         if (form == dw::DW_FORM_loclistx)
             offset = llvmUnit.getLoclistOffset(static_cast<uint32_t>(value.getRawUValue()));
         if (!offset)
             return;
-        bool first = true;
         auto visited = llvmUnit.getLocationTable().visitLocationList(
             &*offset, [&](const llvm::DWARFLocationEntry& entry) {
                 switch (entry.Kind) {
@@ -278,167 +242,53 @@ struct AttributeDecoder {
                 default:
                     break;
                 }
-                if (first)
-                    storeExpression(entry.Loc, std::nullopt);
-                first = false;
-                if (die.tag == dw::DW_TAG_formal_parameter)
-                    noteEntryValue(entry.Loc);
+                if (rules.wanted()) {
+                    decodeExpression(entry.Loc, std::nullopt, rules.expression());
+                    rules.expressionRead(true);
+                }
                 return true;
             });
         llvm::consumeError(std::move(visited));
     }
 
-    void decodeConstValue(const DWARFFormValue& value) {
-        dw::Form form = value.getForm();
-        switch (form) {
-        case dw::DW_FORM_string:
-        case dw::DW_FORM_strp:
-        case dw::DW_FORM_line_strp:
-        case dw::DW_FORM_strx:
-        case dw::DW_FORM_strx1:
-        case dw::DW_FORM_strx2:
-        case dw::DW_FORM_strx3:
-        case dw::DW_FORM_strx4:
-            if (const char* s = stringValue(value)) {
-                die.stringValue = s;
-                die.flags |= kHasConstValue | kConstValueString;
-            }
-            return;
-        case dw::DW_FORM_block:
-        case dw::DW_FORM_block1:
-        case dw::DW_FORM_block2:
-        case dw::DW_FORM_block4:
-            if (auto block = blockOf(value)) {
-                // In the target's byte order; only the first 8 bytes fit the IR.
-                const size_t length = std::min<size_t>(block->size(), 8);
-                const bool little = llvmUnit.isLittleEndian();
-                uint64_t number = 0;
-                for (size_t i = 0; i < length; ++i)
-                    number |= uint64_t((*block)[little ? i : length - 1 - i]) << (8 * i);
-                die.constValue = number;
-                die.flags |= kHasConstValue;
-            }
-            return;
-        default:
-            break;
-        }
-        setNumber(value, die.constValue, kHasConstValue);
-        if (isSignedForm(form))
-            die.flags |= kConstValueSigned;
-    }
-
-    void decodeBound(const DWARFFormValue& value, DieFlag flag) {
-        // data1..data8 are unsigned here (char[256] has upper bound 0xff); only the explicitly
-        // signed forms can say -1, as C's zero-length arrays do. Anything else has no static
-        // count (variable length).
-        auto bound = unsignedValue(value);
-        if (!bound)
-            return;
-        die.bound = *bound;
-        if (isSignedForm(value.getForm()) && static_cast<int64_t>(*bound) < 0)
-            die.flags |= kConstValueSigned;
-        die.flags |= flag;
-    }
-
-    void decodeMemberLocation(const DWARFFormValue& value) {
-        // An expression: exprloc from DWARF 4, a block in DWARF 2 (as gcc -gdwarf-2 writes it).
-        const auto form = value.getForm();
-        if (form == dw::DW_FORM_exprloc || form == dw::DW_FORM_block1 ||
-            form == dw::DW_FORM_block2 || form == dw::DW_FORM_block4 || form == dw::DW_FORM_block) {
-            scratchOps.clear();
-            auto block = blockOf(value);
-            if (block)
-                decodeExpression(*block, std::nullopt, scratchOps);
-            if (scratchOps.size() == 1 && scratchOps[0].atom == dw::DW_OP_plus_uconst) {
-                die.dataMemberLocation = scratchOps[0].number;
-                die.flags |= kHasDataMemberLocation;
-            }
-            return;
-        }
-        setNumber(value, die.dataMemberLocation, kHasDataMemberLocation);
-    }
-
     void decode(dw::Attribute attribute, const DWARFFormValue& value) {
-        switch (attribute) {
-        case dw::DW_AT_name:
+        if (!DieAttributes::isUsed(attribute))
+            return;
+        if (attribute == dw::DW_AT_location)
+            return decodeLocation(value);
+        if (attribute == dw::DW_AT_ranges)
+            return rules.ranges(); // read by the walk if the rules need it
+        const FormClass kind = formClass(value.getForm());
+        if (DieAttributes::takesOperations(attribute, kind)) {
+            scratchOps.clear();
+            if (auto block = blockOf(value))
+                decodeExpression(*block, std::nullopt, scratchOps);
+            return rules.operations(attribute, scratchOps);
+        }
+        switch (kind) {
+        case FormClass::Flag:
+            rules.flag(attribute, value.getAsUnsignedConstant().value_or(0) != 0);
+            break;
+        case FormClass::String:
             if (const char* s = stringValue(value))
-                die.name = s;
+                rules.string(attribute, s);
             break;
-        case dw::DW_AT_type:
-            die.type = reference(value);
+        case FormClass::Reference:
+            rules.reference(attribute, reference(value));
             break;
-        case dw::DW_AT_abstract_origin:
-            die.abstractOrigin = reference(value);
+        case FormClass::Address:
+            if (auto address = value.getAsSectionedAddress())
+                rules.address(attribute, reader.address(*address));
             break;
-        case dw::DW_AT_specification:
-            die.specification = reference(value);
+        case FormClass::Block:
+            if (auto block = blockOf(value))
+                rules.block(attribute, *block, !llvmUnit.isLittleEndian());
             break;
-        case dw::DW_AT_signature:
-            die.type = reference(value);
-            die.flags |= kSignature;
+        case FormClass::Expression: // its operations are wanted only when takesOperations()
             break;
-        case dw::DW_AT_byte_size:
-            setNumber(value, die.byteSize, kHasByteSize);
-            break;
-        case dw::DW_AT_bit_size:
-            setNumber(value, die.bitSize, kHasBitSize);
-            break;
-        case dw::DW_AT_data_bit_offset:
-            setNumber(value, die.dataBitOffset, kHasDataBitOffset);
-            break;
-        case dw::DW_AT_bit_offset:
-            setNumber(value, die.bitOffset, kHasBitOffset);
-            break;
-        case dw::DW_AT_data_member_location:
-            decodeMemberLocation(value);
-            break;
-        case dw::DW_AT_encoding:
-            die.encoding = static_cast<uint8_t>(unsignedValue(value).value_or(0));
-            break;
-        case dw::DW_AT_calling_convention:
-            die.callingConvention = static_cast<uint8_t>(unsignedValue(value).value_or(0));
-            break;
-        case dw::DW_AT_inline:
-            if (unsignedValue(value).value_or(dw::DW_INL_not_inlined) != dw::DW_INL_not_inlined)
-                die.flags |= kInlined;
-            break;
-        case dw::DW_AT_const_value:
-            decodeConstValue(value);
-            break;
-        case dw::DW_AT_upper_bound:
-            decodeBound(value, kHasUpperBound);
-            break;
-        case dw::DW_AT_count:
-            decodeBound(value, kHasCount);
-            break;
-        case dw::DW_AT_low_pc:
-            if (auto address = value.getAsSectionedAddress()) {
-                die.lowPc = reader.address(*address);
-                die.flags |= kHasLowPc;
-            }
-            break;
-        case dw::DW_AT_ranges:
-            hasRanges = true;
-            break;
-        case dw::DW_AT_location:
-            decodeLocation(value);
-            break;
-        case dw::DW_AT_declaration:
-            setFlag(value, kDeclaration);
-            break;
-        case dw::DW_AT_external:
-            setFlag(value, kExternal);
-            break;
-        case dw::DW_AT_prototyped:
-            setFlag(value, kPrototyped);
-            break;
-        case dw::DW_AT_artificial:
-            setFlag(value, kArtificial);
-            break;
-        case dw::DW_AT_GNU_vector:
-            setFlag(value, kVector);
-            break;
-        default:
+        case FormClass::Constant:
+            if (auto number = unsignedValue(value))
+                rules.constant(attribute, {*number, isSignedForm(value.getForm())});
             break;
         }
     }
@@ -810,16 +660,17 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         const DWARFDie d(&llvmUnit, &entry);
         const uint16_t tag = entry.getTag();
         Die& die = tree.add(d.getOffset() + unit.bias, tag, parent);
-        AttributeDecoder decoder{*this, llvmUnit, out, die, unitStart, scratchOps};
+        AttributeDecoder decoder{*this,     llvmUnit,  out, DieAttributes(out, die, scratchOps),
+                                 unitStart, scratchOps};
         for (const llvm::DWARFAttribute& attribute : d.attributes())
             decoder.decode(attribute.Attr, attribute.Value);
-        if (decoder.hasRanges && !die.has(kHasLowPc) && tag == dw::DW_TAG_subprogram) {
+        if (decoder.rules.needsFirstRange()) {
             auto ranges = d.getAddressRanges();
             if (!ranges) {
                 llvm::consumeError(ranges.takeError());
             } else if (!ranges->empty()) {
-                die.lowPc = address({ranges->front().LowPC, ranges->front().SectionIndex});
-                die.flags |= kHasLowPc;
+                decoder.rules.address(dw::DW_AT_low_pc, address({ranges->front().LowPC,
+                                                                 ranges->front().SectionIndex}));
             }
         }
         return tree.lastIndex();

@@ -1,6 +1,6 @@
 // What every DWARF reader decides alike while it fills UnitDies, so that the libdw and the LLVM
-// readers hand core the same DIEs: which DIEs to keep, how DIE offsets of other sections become
-// keys, where ELF sections of the input lie, and which register an entry value names.
+// readers hand core the same DIEs: which DIEs to keep, what their attributes' values mean, how
+// DIE offsets of other sections become keys, and where ELF sections of the input lie.
 #pragma once
 
 #include "btforge/dwarf/UnitDies.h"
@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace btforge::dwarf {
@@ -29,6 +30,72 @@ Visit classifyDie(uint16_t tag, uint16_t parentTag);
 
 // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N, or 0xff.
 uint8_t entryValueRegister(std::span<const LocationOp> ops);
+
+// A constant attribute value as a reader read it from its form.
+struct Constant {
+    uint64_t bits = 0;
+    bool isSigned = false; // DW_FORM_sdata or DW_FORM_implicit_const: `bits` holds an int64_t
+};
+
+// The class of value a form holds (DWARF 5, 7.5.5), as DieAttributes takes them. Constant also
+// stands for the forms a reader can only try to read as one (DW_FORM_sec_offset, ...).
+enum class FormClass : uint8_t { Flag, String, Reference, Address, Block, Expression, Constant };
+FormClass formClass(unsigned form);
+// The constant forms whose value is signed: DW_FORM_sdata, DW_FORM_implicit_const.
+bool isSignedForm(unsigned form);
+
+// What one kept DIE's attributes mean. A reader turns each attribute's form into a value of its
+// class (flag, constant, string, reference, address, block, expression operations) and hands it
+// here with the attribute's name; the rules decide what the Die gets. Values of a class an
+// attribute does not take are ignored.
+class DieAttributes {
+public:
+    DieAttributes(UnitDies& unit, Die& die, std::vector<LocationOp>& scratch)
+        : unit_(unit), die_(die), scratch_(scratch) {}
+
+    // The attributes the rules look at: a reader may skip the others unread.
+    static bool isUsed(unsigned attribute);
+    // Whether the operations of an expression (DW_FORM_exprloc) of `attribute` matter.
+    static bool usesOperations(unsigned attribute);
+    // Whether a value of class `kind` of `attribute` is to be decoded as operations and given
+    // to operations(): DWARF 2 and 3 have no exprloc and write expressions as blocks.
+    static bool takesOperations(unsigned attribute, FormClass kind);
+    // Whether DW_AT_location in `form` is a location list (else an expression).
+    static bool isLocationList(unsigned form, uint16_t version);
+
+    void flag(unsigned attribute, bool value);
+    void constant(unsigned attribute, Constant value);
+    // Unmeasured strings are fine: the view's size may be how far its NUL may lie.
+    void string(unsigned attribute, std::string_view value);
+    void reference(unsigned attribute, DieOffset target); // kNoDie: unresolved
+    void address(unsigned attribute, uint64_t address);
+    // A constant in a block (DW_AT_const_value), in the target's byte order.
+    void block(unsigned attribute, std::span<const uint8_t> bytes, bool bigEndian);
+    void operations(unsigned attribute, std::span<const LocationOp> ops);
+
+    // DW_AT_location, in any form. Its value is one expression or a list of them; the rules
+    // look at the first expression, and for a parameter at the register an entry value names.
+    // Only the expressions wanted() are decoded: each into the vector expression() returns (the
+    // list's in list order), followed by expressionRead(whether its operations could be read).
+    void location(bool isList);
+    bool wanted() const;
+    std::vector<LocationOp>& expression();
+    void expressionRead(bool read);
+
+    // DW_AT_ranges, in any form. Once all attributes are in: whether the DIE needs the start of
+    // its first range as its low_pc (a function in pieces), to be given to address().
+    void ranges() { hasRanges_ = true; }
+    bool needsFirstRange() const;
+
+private:
+    UnitDies& unit_;
+    Die& die_;
+    std::vector<LocationOp>& scratch_;
+    bool hasRanges_ = false;
+    bool isList_ = false;
+    uint32_t expressions_ = 0; // begun with expression()
+    uint32_t first_ = 0;       // where the first one starts in unit_.locationOps
+};
 
 // Appends the DIEs a reader keeps, in pre-order, each linked to its parent and previous sibling.
 class DieTreeBuilder {

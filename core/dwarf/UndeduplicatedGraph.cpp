@@ -1,0 +1,31 @@
+#include "UndeduplicatedGraph.h"
+
+namespace btforge::dwarf {
+
+using ir::TypeId;
+
+void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
+    const ir::TypeGraph& unit = mapped.graph;
+    std::vector<TypeId> map(unit.ownCount());
+    TypeId next = graph_.endId();
+    for (TypeId id = 1; id < unit.endId(); ++id) {
+        TypeId pre = mapped.preMapped[id - 1];
+        map[id - 1] = pre != kNotPreMapped ? pre : next++;
+    }
+    auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
+    for (TypeId id = 1; id < unit.endId(); ++id) {
+        if (mapped.preMapped[id - 1] == kNotPreMapped)
+            graph_.add(dedup::detail::rewrite(unit, unit.get(id), graph_, mapRef, scratch_));
+    }
+    observations_[index] = mapped.observations;
+    observations_[index].remapTypes(map, 1);
+}
+
+UnitObservations UndeduplicatedGraph::takeObservations() {
+    UnitObservations all;
+    for (UnitObservations& unit : observations_)
+        all.append(std::move(unit));
+    return all;
+}
+
+} // namespace btforge::dwarf

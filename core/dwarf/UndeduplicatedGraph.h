@@ -1,0 +1,36 @@
+// The `--no-dedup` output: every unit's types copied as they are, placeholders aside, one unit
+// after another (a diagnostic: what libbpf's dedup would start from). Functions are still decided
+// on the deduplicated types, so the FUNC set is the same with and without dedup; they are only
+// written with the ids this graph gives the types.
+#pragma once
+
+#include "../dedup/TypeLabel.h"
+
+#include "btforge/dwarf/Observations.h"
+#include "btforge/dwarf/UnitMapper.h"
+#include "btforge/ir/TypeGraph.h"
+
+#include <memory>
+#include <vector>
+
+namespace btforge::dwarf {
+
+class UndeduplicatedGraph {
+public:
+    UndeduplicatedGraph(std::shared_ptr<const ir::TypeGraph> base, size_t unitCount)
+        : graph_(std::move(base)), observations_(unitCount) {}
+
+    // Appends unit `index`, whose placeholders are resolved (preMapped) already.
+    void append(size_t index, const MappedUnit& mapped);
+
+    ir::TypeGraph& graph() { return graph_; }
+    // The observations of every unit in input order, with this graph's ids.
+    UnitObservations takeObservations();
+
+private:
+    ir::TypeGraph graph_;
+    std::vector<UnitObservations> observations_; // by unit
+    dedup::detail::ListScratch scratch_;
+};
+
+} // namespace btforge::dwarf

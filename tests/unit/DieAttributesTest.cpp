@@ -1,0 +1,153 @@
+// What an attribute's value means for a Die (DieAttributes), from values as the DWARF 5
+// standard defines them: the rules both readers share.
+#include "btforge/dwarf/ReaderRules.h"
+
+#include <doctest/doctest.h>
+
+#include <dwarf.h>
+#include <vector>
+
+using namespace btforge::dwarf;
+
+namespace {
+
+// One DIE of `tag` in a unit of its own, and the rules for its attributes.
+struct OneDie {
+    explicit OneDie(uint16_t tag) {
+        unit.dies.push_back(Die{});
+        unit.dies[0].tag = tag;
+    }
+    Die& die() { return unit.dies[0]; }
+    DieAttributes rules() { return DieAttributes(unit, unit.dies[0], scratch); }
+
+    UnitDies unit;
+    std::vector<LocationOp> scratch;
+};
+
+// Hands over one location expression the way a reader does.
+void readExpression(DieAttributes& rules, std::vector<LocationOp> ops, bool read = true) {
+    std::vector<LocationOp>& into = rules.expression();
+    into.insert(into.end(), ops.begin(), ops.end());
+    rules.expressionRead(read);
+}
+
+const LocationOp kEntryValueReg5{DW_OP_entry_value, 1, DW_OP_reg5};
+const LocationOp kStackValue{DW_OP_stack_value, 0, 0};
+const LocationOp kReg3{DW_OP_reg3, 0, 0};
+
+} // namespace
+
+TEST_CASE("forms fall into the classes of DWARF 5 section 7.5.5") {
+    CHECK(formClass(DW_FORM_flag_present) == FormClass::Flag);
+    CHECK(formClass(DW_FORM_strx1) == FormClass::String);
+    CHECK(formClass(DW_FORM_ref_sig8) == FormClass::Reference);
+    CHECK(formClass(DW_FORM_addrx) == FormClass::Address);
+    CHECK(formClass(DW_FORM_block1) == FormClass::Block);
+    CHECK(formClass(DW_FORM_exprloc) == FormClass::Expression);
+    CHECK(formClass(DW_FORM_data2) == FormClass::Constant);
+    CHECK(isSignedForm(DW_FORM_sdata));
+    CHECK(isSignedForm(DW_FORM_implicit_const));
+    CHECK_FALSE(isSignedForm(DW_FORM_data1));
+}
+
+TEST_CASE("DW_AT_inline: only DW_INL_not_inlined leaves a function not inline") {
+    OneDie notInlined(DW_TAG_subprogram);
+    notInlined.rules().constant(DW_AT_inline, {DW_INL_not_inlined, false});
+    CHECK_FALSE(notInlined.die().has(kInlined));
+    OneDie declared(DW_TAG_subprogram);
+    declared.rules().constant(DW_AT_inline, {DW_INL_declared_inlined, false});
+    CHECK(declared.die().has(kInlined));
+}
+
+TEST_CASE("bounds are signed only in the signed forms") {
+    OneDie unsignedBound(DW_TAG_subrange_type); // char[256]: data1 0xff
+    unsignedBound.rules().constant(DW_AT_upper_bound, {0xff, false});
+    CHECK(unsignedBound.die().has(kHasUpperBound));
+    CHECK(unsignedBound.die().bound == 0xff);
+    CHECK_FALSE(unsignedBound.die().has(kConstValueSigned));
+    OneDie minusOne(DW_TAG_subrange_type); // a zero-length array: sdata -1
+    minusOne.rules().constant(DW_AT_upper_bound, {UINT64_MAX, true});
+    CHECK(minusOne.die().has(kConstValueSigned));
+    OneDie count(DW_TAG_subrange_type);
+    count.rules().constant(DW_AT_count, {4, true});
+    CHECK(count.die().has(kHasCount));
+    CHECK_FALSE(count.die().has(kConstValueSigned));
+}
+
+TEST_CASE("a member's offset is a constant or a lone DW_OP_plus_uconst") {
+    OneDie constant(DW_TAG_member);
+    constant.rules().constant(DW_AT_data_member_location, {16, false});
+    CHECK(constant.die().dataMemberLocation == 16);
+    OneDie expression(DW_TAG_member);
+    std::vector<LocationOp> plus{{DW_OP_plus_uconst, 8, 0}};
+    expression.rules().operations(DW_AT_data_member_location, plus);
+    CHECK(expression.die().has(kHasDataMemberLocation));
+    CHECK(expression.die().dataMemberLocation == 8);
+    OneDie computed(DW_TAG_member); // computed from the object: no constant offset
+    std::vector<LocationOp> virtualBase{{DW_OP_dup, 0, 0}, {DW_OP_plus_uconst, 8, 0}};
+    computed.rules().operations(DW_AT_data_member_location, virtualBase);
+    CHECK_FALSE(computed.die().has(kHasDataMemberLocation));
+    CHECK(DieAttributes::usesOperations(DW_AT_data_member_location));
+    CHECK_FALSE(DieAttributes::usesOperations(DW_AT_frame_base));
+    // DWARF 2 and 3 write a member's offset expression as a block.
+    CHECK(DieAttributes::takesOperations(DW_AT_data_member_location, FormClass::Block));
+    CHECK(DieAttributes::takesOperations(DW_AT_data_member_location, FormClass::Expression));
+    CHECK_FALSE(DieAttributes::takesOperations(DW_AT_data_member_location, FormClass::Constant));
+    CHECK_FALSE(DieAttributes::takesOperations(DW_AT_const_value, FormClass::Block));
+}
+
+TEST_CASE("a constant in a block is in the target's byte order") {
+    const uint8_t bytes[] = {0x12, 0x34};
+    OneDie little(DW_TAG_enumerator);
+    little.rules().block(DW_AT_const_value, bytes, false);
+    CHECK(little.die().constValue == 0x3412);
+    OneDie big(DW_TAG_enumerator);
+    big.rules().block(DW_AT_const_value, bytes, true);
+    CHECK(big.die().constValue == 0x1234);
+}
+
+TEST_CASE("a location list: its first expression, and a parameter's entry-value register") {
+    OneDie param(DW_TAG_formal_parameter);
+    DieAttributes rules = param.rules();
+    rules.location(true);
+    REQUIRE(rules.wanted());
+    readExpression(rules, {kReg3});
+    REQUIRE(rules.wanted()); // no entry value yet
+    readExpression(rules, {kEntryValueReg5, kStackValue});
+    CHECK_FALSE(rules.wanted());
+    CHECK(param.die().has(kLocationIsList));
+    CHECK(param.die().has(kLocationKnown));
+    REQUIRE(param.unit.location(param.die()).size() == 1);
+    CHECK(param.unit.location(param.die())[0].atom == DW_OP_reg3);
+    CHECK(param.die().entryValueRegister == 5);
+
+    OneDie variable(DW_TAG_variable); // only parameters have entry-value registers
+    DieAttributes variableRules = variable.rules();
+    variableRules.location(true);
+    readExpression(variableRules, {kEntryValueReg5});
+    CHECK_FALSE(variableRules.wanted());
+    CHECK(variable.die().entryValueRegister == 0xff);
+}
+
+TEST_CASE("an unreadable first expression leaves the location unknown") {
+    OneDie param(DW_TAG_formal_parameter);
+    DieAttributes rules = param.rules();
+    rules.location(false);
+    readExpression(rules, {kReg3}, false);
+    CHECK(param.die().has(kHasLocation));
+    CHECK_FALSE(param.die().has(kLocationKnown));
+    CHECK(param.unit.locationOps.empty());
+    CHECK(DieAttributes::isLocationList(DW_FORM_sec_offset, 4));
+    CHECK(DieAttributes::isLocationList(DW_FORM_data4, 3));
+    CHECK_FALSE(DieAttributes::isLocationList(DW_FORM_data4, 4));
+}
+
+TEST_CASE("a function in pieces takes its first range's start as low_pc") {
+    OneDie function(DW_TAG_subprogram);
+    DieAttributes rules = function.rules();
+    rules.ranges();
+    REQUIRE(rules.needsFirstRange());
+    rules.address(DW_AT_low_pc, 0x1000);
+    CHECK_FALSE(rules.needsFirstRange());
+    CHECK(function.die().lowPc == 0x1000);
+}
