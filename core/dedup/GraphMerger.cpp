@@ -116,19 +116,12 @@ template <typename T> void release(T& container) {
 
 } // namespace
 
-size_t PreparedUnit::memoryUsage() const {
-    return refs_.memoryUsage() + hashes_.capacity() * sizeof(uint64_t) +
-           order_.capacity() * sizeof(TypeId) + componentStarts_.capacity() * sizeof(uint32_t) +
-           placeholders_.capacity() * sizeof(TypeId);
-}
-
 struct GraphMerger::State {
     explicit State(std::shared_ptr<const TypeGraph> baseGraph);
 
     std::vector<TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
                               std::span<const TypeId> preMapped);
     Result finish(plugin::TaskRunner* tasks);
-    size_t memoryUsage() const;
 
     // Merged and base types ("the world"): a base type stands for its smallest equivalent.
     bool isOwn(TypeId id) const { return id >= firstOwn; }
@@ -806,15 +799,6 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     return result;
 }
 
-size_t GraphMerger::State::memoryUsage() const {
-    auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return merged.memoryUsage() + world.memoryUsage() + bytes(baseRep) + ownKey.memoryUsage() +
-           index.memoryUsage() + bytes(roundMemo) + bytes(roundMemoDone) + bytes(map) +
-           bytes(tentative) + bytes(unmatchable) + bytes(touched) + bytes(unmatched) +
-           bytes(classOf) + bytes(pending) + bytes(internedName) + bytes(internedNames) +
-           bytes(nameTexts) + bytes(nameIds);
-}
-
 // --- GraphMerger ---
 
 GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base, Declarations declarations)
@@ -879,10 +863,6 @@ GraphMerger::Result GraphMerger::finish(plugin::TaskRunner* tasks) && {
 
 uint32_t GraphMerger::provisionalCount() const {
     return state_->merged.ownCount();
-}
-
-size_t GraphMerger::memoryUsage() const {
-    return state_->memoryUsage();
 }
 
 } // namespace btforge::dedup

@@ -130,8 +130,6 @@ TypeId TypeGraph::add(const TypeView& view) {
     if (kindOf(view) == Kind::Void)
         throw std::invalid_argument("TypeGraph::add: void is implicit (id 0)");
     records_.push_back(encode(view));
-    if (!origins_.empty())
-        origins_.push_back(kNoCu);
     return endId() - 1;
 }
 
@@ -185,25 +183,6 @@ void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
 
 void TypeGraph::reserve(size_t types) {
     records_.reserve(types);
-}
-
-void TypeGraph::setOrigin(TypeId id, CuId cu) {
-    assert(isOwn(id));
-    while (origins_.size() < records_.size())
-        origins_.push_back(kNoCu);
-    origins_[id - firstId_] = cu;
-}
-
-CuId TypeGraph::origin(TypeId id) const {
-    if (!isOwn(id) || origins_.empty())
-        return kNoCu;
-    return origins_[id - firstId_];
-}
-
-size_t TypeGraph::memoryUsage() const {
-    return records_.memoryUsage() + members_.memoryUsage() + params_.memoryUsage() +
-           enumerators_.memoryUsage() + secinfos_.memoryUsage() + placements_.memoryUsage() +
-           origins_.memoryUsage() + strings_->bytes().size();
 }
 
 std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id) {

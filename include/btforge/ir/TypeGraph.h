@@ -26,10 +26,6 @@ namespace btforge::ir {
 enum class ByteOrder : uint8_t { Little, Big };
 ByteOrder nativeByteOrder();
 
-// A compile unit a type was read from (DWARF loaders); kNoCu where unknown.
-using CuId = uint32_t;
-inline constexpr CuId kNoCu = UINT32_MAX;
-
 class TypeGraph {
 public:
     explicit TypeGraph(std::shared_ptr<const TypeGraph> base = nullptr);
@@ -75,8 +71,6 @@ public:
     void reserve(size_t types);
 
     // --- facts beyond BTF ---
-    void setOrigin(TypeId id, CuId cu);
-    CuId origin(TypeId id) const;
     ByteOrder byteOrder() const { return byteOrder_; }
     void setByteOrder(ByteOrder order) { byteOrder_ = order; }
     // The target's pointer size in bytes: BTF does not record it, so DWARF and ELF inputs give
@@ -89,9 +83,6 @@ public:
         byteOrder_ = other.byteOrder_;
         pointerSize_ = other.pointerSize_;
     }
-
-    // Bytes of heap the graph holds (records, arenas, strings): for memory reports.
-    size_t memoryUsage() const;
 
 private:
     struct Record {
@@ -128,7 +119,6 @@ private:
     ChunkedArena<Enumerator> enumerators_;
     ChunkedArena<VarSecInfo> secinfos_;
     ChunkedArena<Placement> placements_;
-    ChunkedArena<CuId> origins_; // empty until the first setOrigin
 };
 
 template <typename F>
