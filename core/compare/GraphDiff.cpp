@@ -1,5 +1,8 @@
 #include "btforge/compare/GraphDiff.h"
 
+#include "../ir/TypeWalk.h"
+#include "../support/Hash.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -22,14 +25,11 @@ using ir::TypeId;
 constexpr uint64_t kSeed = 0x6a09e667f3bcc908ull;
 
 uint64_t mix(uint64_t state, uint64_t value) {
-    uint64_t x = state ^ (value + 0x9e3779b97f4a7c15ull + (state << 6) + (state >> 2));
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+    return hashing::combine(state, value);
 }
 
 uint64_t hashText(std::string_view text) {
-    return std::hash<std::string_view>{}(text);
+    return hashing::combineText(kSeed, text);
 }
 
 uint64_t kindSeed(Kind kind) {
@@ -891,24 +891,8 @@ bool keyLess(const Entry& x, const Entry& y) {
 std::vector<bool> referencedTypes(const TypeGraph& graph) {
     std::vector<bool> used(graph.endId());
     for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
-        std::visit(
-            [&](const auto& t) {
-                using T = std::decay_t<decltype(t)>;
-                if constexpr (requires { t.members; }) {
-                    for (const ir::Member& m : t.members)
-                        used[m.type] = true;
-                } else if constexpr (requires { t.params; }) {
-                    used[t.returnType] = true;
-                    for (const ir::Param& p : t.params)
-                        used[p.type] = true;
-                } else if constexpr (requires { t.entries; }) {
-                    for (const ir::VarSecInfo& e : t.entries)
-                        used[e.type] = true;
-                } else if constexpr (T::kKind != Kind::DeclTag) {
-                    used[graph.target(id)] = true;
-                }
-            },
-            graph.get(id));
+        if (graph.kind(id) != Kind::DeclTag)
+            ir::forEachReference(graph, id, [&](TypeId ref) { used[ref] = true; });
     }
     return used;
 }

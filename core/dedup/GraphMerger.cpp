@@ -6,6 +6,7 @@
 // nothing merged; they are minimised among themselves and appended, one type per class.
 #include "btforge/dedup/GraphMerger.h"
 
+#include "../ir/TypeWalk.h"
 #include "HashIndex.h"
 #include "PartitionRefinement.h"
 #include "StructuralHash.h"
@@ -104,9 +105,9 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
 // Adds `from`'s type `id` to `to`, names through mapName, references through mapRef.
 template <typename MapName, typename MapRef>
 TypeId copyType(const TypeGraph& from, TypeId id, TypeGraph& to, MapName&& mapName, MapRef&& mapRef,
-                detail::ListScratch& lists) {
+                ir::ListScratch& lists) {
     return from.visit(
-        id, [&](const auto& t) { return to.add(detail::rewriteType(t, mapName, mapRef, lists)); });
+        id, [&](const auto& t) { return to.add(ir::rewriteType(t, mapName, mapRef, lists)); });
 }
 
 // Gives a container's memory back (clear() keeps the capacity).
@@ -182,7 +183,7 @@ struct GraphMerger::State {
     std::vector<TypeId> unmatched;
     std::vector<uint32_t> classOf;
     std::vector<std::pair<TypeId, TypeId>> pending;
-    detail::ListScratch lists;
+    ir::ListScratch lists;
     // The names of a unit's new types interned into the merged graph, by unit StrId (kNoName:
     // not one of them), and which those are: they share many names, and interning one costs a
     // hash and a cache miss or two.
@@ -321,7 +322,7 @@ uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
     uint64_t hash = world.label(id).first;
     if (round > 0) {
         for (TypeId ref : world.refs(id))
-            hash = detail::combine(hash, worldRound(ref, round - 1));
+            hash = hashing::combine(hash, worldRound(ref, round - 1));
     }
     roundMemo[id * kStride + round] = hash;
     roundMemoDone[id] |= static_cast<uint16_t>(1u << round);
@@ -427,7 +428,7 @@ void GraphMerger::State::internNames(const TypeGraph& graph) {
     };
     auto keepRef = [](TypeId ref) { return ref; };
     for (TypeId id : unmatched)
-        graph.visit(id, [&](const auto& t) { detail::rewriteType(t, collect, keepRef, lists); });
+        graph.visit(id, [&](const auto& t) { ir::rewriteType(t, collect, keepRef, lists); });
     nameTexts.clear();
     for (ir::StrId name : internedNames)
         nameTexts.push_back(graph.str(name));
@@ -537,8 +538,8 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
         for (size_t i = first; i < end; ++i)
             named.push_back(entries[i].id);
         const Entry& e = entries[first];
-        const uint64_t nominal = detail::combine(uint64_t{e.name} << 32 | e.size,
-                                                 static_cast<uint64_t>(e.family) | 1ull << 63);
+        const uint64_t nominal = hashing::combine(uint64_t{e.name} << 32 | e.size,
+                                                  static_cast<uint64_t>(e.family) | 1ull << 63);
         groups.push_back(
             {nominal, at, at + uint32_t(declarations - first), at + uint32_t(end - first), true});
     }
@@ -690,7 +691,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
             if (declarationBlocks.contains(block[named[i]]))
                 named.push_back(named[i]);
         }
-        groups.push_back({detail::combine(closed.nominalHash, definitionBlock), at, declarationsAt,
+        groups.push_back({hashing::combine(closed.nominalHash, definitionBlock), at, declarationsAt,
                           static_cast<uint32_t>(named.size()), true});
     }
     return !joining.empty();

@@ -1,6 +1,6 @@
 #include "btforge/dwarf/DwarfConversion.h"
 
-#include "../dedup/TypeLabel.h"
+#include "../ir/TypeWalk.h"
 
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dedup/GraphMerger.h"
@@ -335,7 +335,7 @@ private:
         for (TypeId id = 1; id < unit.endId(); ++id) {
             if (mapped.preMapped[id - 1] == kNotPreMapped)
                 appended_.add(
-                    dedup::detail::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
+                    ir::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
         }
         return map;
     }
@@ -357,7 +357,7 @@ private:
     dedup::GraphMerger merger_;
     ir::TypeGraph appended_;
     std::vector<UnitObservations> appendedObservations_; // by unit, without dedup
-    dedup::detail::ListScratch scratch_;
+    ir::ListScratch scratch_;
     std::unordered_map<DieOffset, TypeId> exported_;
     // Base STRUCTs and UNIONs by definitionKey; void where the base has several of one name.
     std::unordered_map<std::string, TypeId> baseDefinitions_;

@@ -138,49 +138,6 @@ void TypeGraph::replace(TypeId id, const TypeView& view) {
     records_[id - firstId_] = encode(view);
 }
 
-void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
-    for (uint32_t index = 0; index < records_.size(); ++index) {
-        Record& r = records_[index];
-        switch (r.kind) {
-        case Kind::Ptr:
-        case Kind::Typedef:
-        case Kind::Volatile:
-        case Kind::Const:
-        case Kind::Restrict:
-        case Kind::TypeTag:
-        case Kind::Func:
-        case Kind::Var:
-        case Kind::DeclTag:
-        case Kind::FuncProto:
-            r.sizeOrType = map(r.sizeOrType);
-            break;
-        case Kind::Array:
-            r.sizeOrType = map(r.sizeOrType);
-            r.data = map(r.data);
-            break;
-        default:
-            break;
-        }
-        switch (r.kind) {
-        case Kind::Struct:
-        case Kind::Union:
-            for (uint32_t i = 0; i < r.extra; ++i)
-                members_[r.data + i].type = map(members_[r.data + i].type);
-            break;
-        case Kind::FuncProto:
-            for (uint32_t i = 0; i < r.extra; ++i)
-                params_[r.data + i].type = map(params_[r.data + i].type);
-            break;
-        case Kind::Datasec:
-            for (uint32_t i = 0; i < r.extra; ++i)
-                secinfos_[r.data + i].type = map(secinfos_[r.data + i].type);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
 void TypeGraph::reserve(size_t types) {
     records_.reserve(types);
 }

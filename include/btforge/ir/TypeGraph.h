@@ -14,7 +14,6 @@
 
 #include <cassert>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -66,8 +65,6 @@ public:
     TypeId add(const TypeView& view);
     // Replaces an own type in place (dedup and amending rewrite types; ids stay stable).
     void replace(TypeId id, const TypeView& view);
-    // Rewrites every type id stored in own types (targets, members, params, entries).
-    void remapTypeIds(const std::function<TypeId(TypeId)>& map);
     void reserve(size_t types);
 
     // --- facts beyond BTF ---
