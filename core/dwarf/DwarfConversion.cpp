@@ -334,8 +334,7 @@ private:
         auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
         for (TypeId id = 1; id < unit.endId(); ++id) {
             if (mapped.preMapped[id - 1] == kNotPreMapped)
-                appended_.add(
-                    ir::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
+                appended_.add(ir::rewrite(unit, unit.get(id), appended_, mapRef, scratch_));
         }
         return map;
     }
