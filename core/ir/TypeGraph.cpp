@@ -38,22 +38,10 @@ TypeId TypeGraph::target(TypeId id) const {
     if (id < firstId_)
         return base_ && id != kVoidType ? base_->target(id) : kVoidType;
     const Record& r = record(id);
-    switch (r.kind) {
-    case Kind::Ptr:
-    case Kind::Typedef:
-    case Kind::Volatile:
-    case Kind::Const:
-    case Kind::Restrict:
-    case Kind::TypeTag:
-    case Kind::Func:
-    case Kind::Var:
-    case Kind::DeclTag:
-    case Kind::Array:
-    case Kind::FuncProto:
-        return r.sizeOrType;
-    default:
-        return kVoidType;
-    }
+    const bool pointsOn = isReferenceKind(r.kind) || r.kind == Kind::Func || r.kind == Kind::Var ||
+                          r.kind == Kind::DeclTag || r.kind == Kind::Array ||
+                          r.kind == Kind::FuncProto;
+    return pointsOn ? r.sizeOrType : kVoidType;
 }
 
 TypeView TypeGraph::get(TypeId id) const {
