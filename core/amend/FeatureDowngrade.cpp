@@ -57,8 +57,7 @@ std::optional<ir::TypeGraph> downgrade(const ir::TypeGraph& graph, const Feature
     if (!changes)
         return std::nullopt;
 
-    auto change = [&](TypeId, const ir::TypeView& view,
-                      dedup::detail::ListScratch& scratch) -> ir::TypeView {
+    auto change = [&](TypeId, const ir::TypeView& view, ir::ListScratch& scratch) -> ir::TypeView {
         if (auto* f = std::get_if<ir::FloatType>(&view); f && !floats)
             return ir::IntType{f->name, f->size, 0, 0, static_cast<uint8_t>(f->size * 8)};
         if (auto* e = std::get_if<ir::EnumType>(&view); e && !enum64)

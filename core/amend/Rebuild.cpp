@@ -22,14 +22,14 @@ ir::TypeGraph rebuild(const ir::TypeGraph& graph, const RebuildPlan& plan,
     ir::TypeGraph out(graph.sharedBase());
     out.setTargetAs(graph);
     out.reserve(next - first);
-    dedup::detail::ListScratch changed, copied;
+    ir::ListScratch changed, copied;
     for (ir::TypeId id = first; id < graph.endId(); ++id) {
         if (plan.removed[id - first])
             continue;
         ir::TypeView view = graph.get(id);
         if (change)
             view = change(id, view, changed);
-        out.add(dedup::detail::rewrite(graph, view, out, mapRef, copied));
+        out.add(ir::rewrite(graph, view, out, mapRef, copied));
     }
     return out;
 }

@@ -2,7 +2,7 @@
 // out and the rest copied in order, renumbered, references rewritten.
 #pragma once
 
-#include "../dedup/TypeLabel.h"
+#include "../ir/TypeWalk.h"
 
 #include "btforge/ir/TypeGraph.h"
 
@@ -23,25 +23,9 @@ struct RebuildPlan {
 
 // Changes a kept type before it is copied (FLOAT to INT, DATASEC entries trimmed); lists in the
 // returned view may point into `scratch`.
-using ChangeType =
-    std::function<ir::TypeView(ir::TypeId, const ir::TypeView&, dedup::detail::ListScratch&)>;
+using ChangeType = std::function<ir::TypeView(ir::TypeId, const ir::TypeView&, ir::ListScratch&)>;
 
 ir::TypeGraph rebuild(const ir::TypeGraph& graph, const RebuildPlan& plan,
                       const ChangeType& change = {});
-
-// Calls f(ref) for every type id `id` refers to, in record order.
-template <typename F> void forEachReference(const ir::TypeGraph& graph, ir::TypeId id, F&& f) {
-    thread_local dedup::detail::ListScratch scratch;
-    graph.visit(id, [&](const auto& t) {
-        dedup::detail::rewriteType(
-            t, [](ir::StrId s) { return s; },
-            [&](ir::TypeId ref) {
-                f(ref);
-                return ref;
-            },
-            scratch);
-        return 0;
-    });
-}
 
 } // namespace btforge::amend::detail

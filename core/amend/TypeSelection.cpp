@@ -29,7 +29,7 @@ public:
             work.pop_back();
             if (graph_.kind(id) == Kind::DeclTag)
                 continue; // a tag goes with its type; it does not need it
-            detail::forEachReference(graph_, id, [&](TypeId ref) {
+            ir::forEachReference(graph_, id, [&](TypeId ref) {
                 if (follow(id, ref))
                     visit(ref, id, work);
             });
@@ -124,7 +124,7 @@ Expected<ir::TypeGraph> select(const ir::TypeGraph& graph, Selection selection,
         }
     }
     auto trimDatasec = [&](TypeId, const ir::TypeView& view,
-                           dedup::detail::ListScratch& scratch) -> ir::TypeView {
+                           ir::ListScratch& scratch) -> ir::TypeView {
         auto* datasec = std::get_if<ir::DatasecType>(&view);
         if (!datasec)
             return view;

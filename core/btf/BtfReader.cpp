@@ -4,9 +4,14 @@
 // needs other types (FUNC targets, DECL_TAG components, loops). Records of kinds this reader does
 // not know are stepped over by the file's kind-layout section and dropped; the first pass
 // renumbers the types after them.
+//
+// One file over ~600 lines for one job: the passes share the Reader's state (record offsets, the
+// renumbering, the record being decoded for messages), which splitting would publish in a header
+// for this file alone. The loop search, a job of its own, is in TypeLoops.cpp.
 #include "btforge/btf/BtfReader.h"
 
 #include "BtfCommon.h"
+#include "TypeLoops.h"
 
 #include "btforge/btf/BtfFormat.h"
 
@@ -20,7 +25,11 @@
 namespace btforge::btf {
 namespace {
 
+using detail::chainEdges;
+using detail::findLoop;
+using detail::membersOf;
 using detail::quoted;
+using detail::valueEdges;
 using ir::Kind;
 using ir::StrId;
 using ir::TypeId;
@@ -46,89 +55,6 @@ constexpr size_t kMaxLoopShown = 8;
 // Bytes a record holds after its 12-byte common part.
 uint64_t trailingSize(KindLayout layout, uint32_t vlen) {
     return layout.infoSize + uint64_t{vlen} * layout.elemSize;
-}
-
-std::span<const ir::Member> membersOf(const ir::TypeView& view) {
-    if (const auto* s = std::get_if<ir::StructType>(&view))
-        return s->members;
-    if (const auto* u = std::get_if<ir::UnionType>(&view))
-        return u->members;
-    return {};
-}
-
-// Appends the types `id` leads to, for one kind of loop check.
-using EdgeFn = void (*)(const ir::TypeGraph&, TypeId, std::vector<TypeId>&);
-
-// A chain of pointers, typedefs, modifiers, array elements (and VAR/DECL_TAG targets) must end:
-// a loop here has neither size nor name to stop at.
-void chainEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out) {
-    Kind kind = graph.kind(id);
-    if (ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Var ||
-        kind == Kind::DeclTag)
-        out.push_back(graph.target(id));
-}
-
-// What a type holds by value: a struct or union its members, everything else in a chain what it
-// stands for. A pointer holds nothing, which is how a type may refer to itself.
-void valueEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out) {
-    Kind kind = graph.kind(id);
-    if (kind == Kind::Struct || kind == Kind::Union) {
-        for (const ir::Member& member : membersOf(graph.get(id)))
-            out.push_back(member.type);
-    } else if (kind != Kind::Ptr) {
-        chainEdges(graph, id, out);
-    }
-}
-
-// The types of one loop among own types, in edge order, or nothing. Iterative depth-first search:
-// a kernel's chains are too deep for recursion. Base types never lead to own ones, so only own
-// types can be on a loop.
-std::vector<TypeId> findLoop(const ir::TypeGraph& graph, EdgeFn edges) {
-    enum : uint8_t { kUnvisited, kOnPath, kFinished };
-    const TypeId first = graph.firstId();
-    std::vector<uint8_t> state(graph.ownCount(), kUnvisited);
-    struct Frame {
-        TypeId id;
-        size_t begin; // its edges in `pending`; they run to pending's end while it is on top
-        size_t next;
-    };
-    std::vector<Frame> path;
-    std::vector<TypeId> pending;
-    auto enter = [&](TypeId id) {
-        state[id - first] = kOnPath;
-        size_t begin = pending.size();
-        edges(graph, id, pending);
-        path.push_back({id, begin, begin});
-    };
-    for (TypeId root = first; root < graph.endId(); ++root) {
-        if (state[root - first] != kUnvisited)
-            continue;
-        enter(root);
-        while (!path.empty()) {
-            Frame& top = path.back();
-            if (top.next == pending.size()) {
-                state[top.id - first] = kFinished;
-                pending.resize(top.begin);
-                path.pop_back();
-                continue;
-            }
-            TypeId to = pending[top.next++];
-            if (!graph.isOwn(to) || state[to - first] == kFinished)
-                continue;
-            if (state[to - first] == kUnvisited) {
-                enter(to);
-                continue;
-            }
-            std::vector<TypeId> loop;
-            size_t start = path.size();
-            while (path[start - 1].id != to)
-                --start;
-            for (size_t i = start - 1; i < path.size(); ++i)
-                loop.push_back(path[i].id);
-            return loop;
-        }
-    }
-    return {};
 }
 
 // Names one field of the record being decoded: "type", "member 2 name", ...

@@ -1,6 +1,7 @@
 #include "btforge/btf/FuncAddrExtension.h"
 
 #include "../dedup/TypeLabel.h"
+#include "../ir/TypeWalk.h"
 
 #include "btforge/support/Hex.h"
 
@@ -92,13 +93,13 @@ public:
         auto map = [&](TypeId id) {
             return graph_.isOwn(id) ? out.firstId() + newIndex_[id - graph_.firstId()] : id;
         };
-        dedup::detail::ListScratch scratch;
+        ir::ListScratch scratch;
         for (const Entry& e : entries_) {
             if (e.what == Entry::kNewTag) {
                 out.add(ir::DeclTagType{out.intern(e.tag), map(e.id), -1});
                 continue;
             }
-            ir::TypeView view = dedup::detail::rewrite(graph_, graph_.get(e.id), out, map, scratch);
+            ir::TypeView view = ir::rewrite(graph_, graph_.get(e.id), out, map, scratch);
             if (e.what == Entry::kFuncWithoutAddress)
                 std::get<ir::FuncType>(view).address.reset();
             out.add(view);

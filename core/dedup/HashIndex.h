@@ -39,8 +39,6 @@ public:
         btforge::prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
     }
 
-    size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }
-
 private:
     struct Slot {
         uint32_t tag = 0;

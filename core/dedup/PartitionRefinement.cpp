@@ -21,7 +21,7 @@ uint32_t KeyNumbering::number(uint64_t key) {
     if ((keys_ + 1) * 2 > slots_.size())
         grow();
     size_t mask = slots_.size() - 1;
-    for (size_t i = combine(key, 0) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hashing::combine(key, 0) & mask;; i = (i + 1) & mask) {
         Slot& slot = slots_[i];
         if (slot.number == kEmpty) {
             slot = {key, count_++};
@@ -40,7 +40,7 @@ void KeyNumbering::grow() {
     for (const Slot& slot : old) {
         if (slot.number == kEmpty)
             continue;
-        size_t i = combine(slot.key, 0) & mask;
+        size_t i = hashing::combine(slot.key, 0) & mask;
         while (slots_[i].number != kEmpty)
             i = (i + 1) & mask;
         slots_[i] = slot;
@@ -361,7 +361,7 @@ uint32_t refinePartition(const RefGraph& graph, std::vector<uint32_t>& block,
             }
             uint64_t signature = block[node];
             for (uint32_t ref : graph.refs(node))
-                signature = combine(signature, block[ref]);
+                signature = hashing::combine(signature, block[ref]);
             const auto upper = static_cast<uint32_t>(signature >> 32);
             for (size_t i = signature & mask;; i = (i + 1) & mask) {
                 Entry& entry = table[i];

@@ -48,8 +48,4 @@ void RefGraph::remapRefs(std::span<const uint32_t> map) {
     }
 }
 
-size_t RefGraph::memoryUsage() const {
-    return nodes_.memoryUsage() + refs_.memoryUsage() + scratch_.capacity() * sizeof(uint32_t);
-}
-
 } // namespace btforge::dedup

@@ -25,7 +25,7 @@ inline constexpr unsigned kMatchRounds = 16;
 inline uint64_t roundHash(uint64_t label, std::span<const uint32_t> refs, const uint64_t* before) {
     uint64_t h = label;
     for (uint32_t ref : refs)
-        h = combine(h, before[ref]);
+        h = hashing::combine(h, before[ref]);
     return h;
 }
 

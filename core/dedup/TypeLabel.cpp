@@ -1,126 +1,99 @@
 #include "TypeLabel.h"
 
-#include <cstring>
+#include "../ir/TypeWalk.h"
+
 #include <string_view>
 
 namespace btforge::dedup::detail {
 namespace {
 
-// Calls word(uint64_t) with the string's length, then its bytes eight at a time.
-template <typename Word> void forEachWord(std::string_view s, Word&& word) {
-    word(s.size());
-    size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        word(w);
-    }
-    if (i < s.size()) {
-        uint64_t w = 0;
-        std::memcpy(&w, s.data() + i, s.size() - i);
-        word(w);
-    }
-}
-
-// Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field and
-// sink.ref(TypeId) for each reference, kind first. Lists are preceded by their length, so the
-// field sequence determines the label (texts are length-prefixed by forEachWord).
-template <typename Sink> void describe(const ir::TypeGraph& g, ir::TypeId id, Sink& sink) {
-    g.visit(id, [&](const auto& t) {
-        using T = std::decay_t<decltype(t)>;
-        sink.number(static_cast<uint64_t>(T::kKind));
-        auto text = [&](ir::StrId name) { sink.text(g.str(name)); };
-        if constexpr (!std::is_same_v<T, ir::VoidType>)
-            text(t.name);
-        if constexpr (std::is_same_v<T, ir::IntType>) {
-            sink.number(t.size);
-            sink.number(t.encoding);
-            sink.number(t.bitOffset);
-            sink.number(t.bits);
-        } else if constexpr (ir::isReferenceKind(T::kKind)) {
-            sink.number(t.kindFlag);
-            sink.ref(t.type);
-        } else if constexpr (std::is_same_v<T, ir::ArrayType>) {
-            sink.number(t.count);
-            sink.ref(t.elemType);
-            sink.ref(t.indexType);
-        } else if constexpr (requires { t.members; }) {
-            sink.number(t.size);
-            // Not kindFlag: BTF encoders set it on any struct with bitfields (pahole) or only
-            // when writing (btforge), and it changes no member's meaning. Types read from a base
-            // must meet the same types mapped from DWARF.
-            sink.number(t.members.size());
-            for (const ir::Member& m : t.members) {
-                text(m.name);
-                sink.number(m.bitOffset);
-                sink.number(m.bitfieldSize);
-                sink.ref(m.type);
-            }
-        } else if constexpr (requires { t.values; }) {
-            sink.number(t.size);
-            sink.number(t.isSigned);
-            sink.number(t.values.size());
-            for (const ir::Enumerator& e : t.values) {
-                text(e.name);
-                sink.number(e.value);
-            }
-        } else if constexpr (std::is_same_v<T, ir::FwdType>) {
-            sink.number(t.isUnion);
-        } else if constexpr (std::is_same_v<T, ir::FuncType>) {
-            sink.number(static_cast<uint64_t>(t.linkage));
-            sink.number(t.address.has_value());
-            sink.number(t.address.value_or(0));
-            sink.ref(t.proto);
-        } else if constexpr (std::is_same_v<T, ir::FuncProtoType>) {
-            sink.number(t.params.size());
-            sink.ref(t.returnType);
-            for (const ir::Param& p : t.params) {
-                text(p.name);
-                sink.ref(p.type);
-            }
-        } else if constexpr (std::is_same_v<T, ir::VarType>) {
-            sink.number(static_cast<uint64_t>(t.linkage));
-            sink.number(t.address.has_value());
-            sink.number(t.address.value_or(0));
-            text(t.section);
-            sink.ref(t.type);
-        } else if constexpr (std::is_same_v<T, ir::DatasecType>) {
-            sink.number(t.size);
-            sink.number(t.entries.size());
-            for (const ir::VarSecInfo& e : t.entries) {
-                sink.number(e.offset);
-                sink.number(e.size);
-                sink.ref(e.type);
-            }
-        } else if constexpr (std::is_same_v<T, ir::FloatType>) {
-            sink.number(t.size);
-        } else if constexpr (std::is_same_v<T, ir::DeclTagType>) {
-            sink.number(static_cast<uint32_t>(t.componentIndex));
-            sink.number(t.kindFlag);
-            sink.ref(t.type);
+// Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field, kind first.
+// Lists are preceded by their length, so the field sequence determines the label (texts are
+// length-prefixed by hashing::forEachWord).
+template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const T& t, Sink& sink) {
+    sink.number(static_cast<uint64_t>(T::kKind));
+    auto text = [&](ir::StrId name) { sink.text(g.str(name)); };
+    if constexpr (!std::is_same_v<T, ir::VoidType>)
+        text(t.name);
+    if constexpr (std::is_same_v<T, ir::IntType>) {
+        sink.number(t.size);
+        sink.number(t.encoding);
+        sink.number(t.bitOffset);
+        sink.number(t.bits);
+    } else if constexpr (ir::isReferenceKind(T::kKind)) {
+        sink.number(t.kindFlag);
+    } else if constexpr (std::is_same_v<T, ir::ArrayType>) {
+        sink.number(t.count);
+    } else if constexpr (requires { t.members; }) {
+        sink.number(t.size);
+        // Not kindFlag: BTF encoders set it on any struct with bitfields (pahole) or only
+        // when writing (btforge), and it changes no member's meaning. Types read from a base
+        // must meet the same types mapped from DWARF.
+        sink.number(t.members.size());
+        for (const ir::Member& m : t.members) {
+            text(m.name);
+            sink.number(m.bitOffset);
+            sink.number(m.bitfieldSize);
         }
-    });
+    } else if constexpr (requires { t.values; }) {
+        sink.number(t.size);
+        sink.number(t.isSigned);
+        sink.number(t.values.size());
+        for (const ir::Enumerator& e : t.values) {
+            text(e.name);
+            sink.number(e.value);
+        }
+    } else if constexpr (std::is_same_v<T, ir::FwdType>) {
+        sink.number(t.isUnion);
+    } else if constexpr (std::is_same_v<T, ir::FuncType>) {
+        sink.number(static_cast<uint64_t>(t.linkage));
+        sink.number(t.address.has_value());
+        sink.number(t.address.value_or(0));
+    } else if constexpr (std::is_same_v<T, ir::FuncProtoType>) {
+        sink.number(t.params.size());
+        for (const ir::Param& p : t.params) {
+            text(p.name);
+        }
+    } else if constexpr (std::is_same_v<T, ir::VarType>) {
+        sink.number(static_cast<uint64_t>(t.linkage));
+        sink.number(t.address.has_value());
+        sink.number(t.address.value_or(0));
+        text(t.section);
+    } else if constexpr (std::is_same_v<T, ir::DatasecType>) {
+        sink.number(t.size);
+        sink.number(t.entries.size());
+        for (const ir::VarSecInfo& e : t.entries) {
+            sink.number(e.offset);
+            sink.number(e.size);
+        }
+    } else if constexpr (std::is_same_v<T, ir::FloatType>) {
+        sink.number(t.size);
+    } else if constexpr (std::is_same_v<T, ir::DeclTagType>) {
+        sink.number(static_cast<uint32_t>(t.componentIndex));
+        sink.number(t.kindFlag);
+    }
 }
 
 // Both halves of a LabelHash over one field sequence, with unrelated seeds and constants.
 struct LabelHasher {
     LabelHash hash{0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
-    std::vector<ir::TypeId>& refs;
     void number(uint64_t v) {
-        hash.first = combine(hash.first, v);
-        hash.second = mix<0x452821e638d01377ull, 0xbe5466cf34e90c6cull>(hash.second, v);
+        hash.first = hashing::combine(hash.first, v);
+        hash.second = hashing::mix<0x452821e638d01377ull, 0xbe5466cf34e90c6cull>(hash.second, v);
     }
     void text(std::string_view s) {
-        forEachWord(s, [&](uint64_t w) { number(w); });
+        hashing::forEachWord(s, [&](uint64_t w) { number(w); });
     }
-    void ref(ir::TypeId id) { refs.push_back(id); }
 };
 
 } // namespace
 
 LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>& refs) {
-    LabelHasher hasher{.refs = refs};
-    describe(g, id, hasher);
+    LabelHasher hasher;
+    g.visit(id, [&](const auto& t) {
+        describe(g, t, hasher);
+        ir::forEachReference(t, [&](ir::TypeId ref) { refs.push_back(ref); });
+    });
     return hasher.hash;
 }
 

@@ -15,7 +15,7 @@ void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
     auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
     for (TypeId id = 1; id < unit.endId(); ++id) {
         if (mapped.preMapped[id - 1] == kNotPreMapped)
-            graph_.add(dedup::detail::rewrite(unit, unit.get(id), graph_, mapRef, scratch_));
+            graph_.add(ir::rewrite(unit, unit.get(id), graph_, mapRef, scratch_));
     }
     observations_[index] = mapped.observations;
     observations_[index].remapTypes(map, 1);

@@ -4,7 +4,7 @@
 // written with the ids this graph gives the types.
 #pragma once
 
-#include "../dedup/TypeLabel.h"
+#include "../ir/TypeWalk.h"
 
 #include "btforge/dwarf/Observations.h"
 #include "btforge/dwarf/UnitMapper.h"
@@ -30,7 +30,7 @@ public:
 private:
     ir::TypeGraph graph_;
     std::vector<UnitObservations> observations_; // by unit
-    dedup::detail::ListScratch scratch_;
+    ir::ListScratch scratch_;
 };
 
 } // namespace btforge::dwarf

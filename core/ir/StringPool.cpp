@@ -1,5 +1,7 @@
 #include "btforge/ir/StringPool.h"
 
+#include "../support/Hash.h"
+
 #include "btforge/support/Prefetch.h"
 
 #include <algorithm>
@@ -7,8 +9,6 @@
 
 namespace btforge::ir {
 namespace {
-
-__extension__ typedef unsigned __int128 Uint128;
 
 uint64_t loadWord(const char* p, size_t n) {
     uint64_t w = 0;
@@ -32,20 +32,9 @@ std::string_view cutAtNul(std::string_view s) {
     return s.substr(0, i);
 }
 
-// Multiply-fold over eight-byte words; the upper half of the result is the hash.
+// The upper half of the text's hash.
 uint32_t hashString(std::string_view s) {
-    auto mix = [](uint64_t h, uint64_t v) {
-        const Uint128 product =
-            static_cast<Uint128>(h ^ 0x9e3779b97f4a7c15ull) * (v ^ 0xd6e8feb86659fd93ull);
-        return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
-    };
-    uint64_t h = mix(0x243f6a8885a308d3ull, s.size());
-    size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8)
-        h = mix(h, loadWord(s.data() + i, 8));
-    if (i < s.size())
-        h = mix(h, loadWord(s.data() + i, s.size() - i));
-    return static_cast<uint32_t>(h >> 32);
+    return static_cast<uint32_t>(hashing::combineText(0x243f6a8885a308d3ull, s) >> 32);
 }
 
 } // namespace

@@ -38,22 +38,10 @@ TypeId TypeGraph::target(TypeId id) const {
     if (id < firstId_)
         return base_ && id != kVoidType ? base_->target(id) : kVoidType;
     const Record& r = record(id);
-    switch (r.kind) {
-    case Kind::Ptr:
-    case Kind::Typedef:
-    case Kind::Volatile:
-    case Kind::Const:
-    case Kind::Restrict:
-    case Kind::TypeTag:
-    case Kind::Func:
-    case Kind::Var:
-    case Kind::DeclTag:
-    case Kind::Array:
-    case Kind::FuncProto:
-        return r.sizeOrType;
-    default:
-        return kVoidType;
-    }
+    const bool pointsOn = isReferenceKind(r.kind) || r.kind == Kind::Func || r.kind == Kind::Var ||
+                          r.kind == Kind::DeclTag || r.kind == Kind::Array ||
+                          r.kind == Kind::FuncProto;
+    return pointsOn ? r.sizeOrType : kVoidType;
 }
 
 TypeView TypeGraph::get(TypeId id) const {
@@ -130,8 +118,6 @@ TypeId TypeGraph::add(const TypeView& view) {
     if (kindOf(view) == Kind::Void)
         throw std::invalid_argument("TypeGraph::add: void is implicit (id 0)");
     records_.push_back(encode(view));
-    if (!origins_.empty())
-        origins_.push_back(kNoCu);
     return endId() - 1;
 }
 
@@ -140,70 +126,8 @@ void TypeGraph::replace(TypeId id, const TypeView& view) {
     records_[id - firstId_] = encode(view);
 }
 
-void TypeGraph::remapTypeIds(const std::function<TypeId(TypeId)>& map) {
-    for (uint32_t index = 0; index < records_.size(); ++index) {
-        Record& r = records_[index];
-        switch (r.kind) {
-        case Kind::Ptr:
-        case Kind::Typedef:
-        case Kind::Volatile:
-        case Kind::Const:
-        case Kind::Restrict:
-        case Kind::TypeTag:
-        case Kind::Func:
-        case Kind::Var:
-        case Kind::DeclTag:
-        case Kind::FuncProto:
-            r.sizeOrType = map(r.sizeOrType);
-            break;
-        case Kind::Array:
-            r.sizeOrType = map(r.sizeOrType);
-            r.data = map(r.data);
-            break;
-        default:
-            break;
-        }
-        switch (r.kind) {
-        case Kind::Struct:
-        case Kind::Union:
-            for (uint32_t i = 0; i < r.extra; ++i)
-                members_[r.data + i].type = map(members_[r.data + i].type);
-            break;
-        case Kind::FuncProto:
-            for (uint32_t i = 0; i < r.extra; ++i)
-                params_[r.data + i].type = map(params_[r.data + i].type);
-            break;
-        case Kind::Datasec:
-            for (uint32_t i = 0; i < r.extra; ++i)
-                secinfos_[r.data + i].type = map(secinfos_[r.data + i].type);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
 void TypeGraph::reserve(size_t types) {
     records_.reserve(types);
-}
-
-void TypeGraph::setOrigin(TypeId id, CuId cu) {
-    assert(isOwn(id));
-    while (origins_.size() < records_.size())
-        origins_.push_back(kNoCu);
-    origins_[id - firstId_] = cu;
-}
-
-CuId TypeGraph::origin(TypeId id) const {
-    if (!isOwn(id) || origins_.empty())
-        return kNoCu;
-    return origins_[id - firstId_];
-}
-
-size_t TypeGraph::memoryUsage() const {
-    return records_.memoryUsage() + members_.memoryUsage() + params_.memoryUsage() +
-           enumerators_.memoryUsage() + secinfos_.memoryUsage() + placements_.memoryUsage() +
-           origins_.memoryUsage() + strings_->bytes().size();
 }
 
 std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id) {

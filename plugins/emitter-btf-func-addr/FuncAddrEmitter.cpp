@@ -1,5 +1,5 @@
-// Emitter "btf-func-addr": BTF with the address-carrying FUNC extension (seed 003,
-// docs/func-addr-extension.md). The host has the loader make one FUNC per function address. With
+// Emitter "btf-func-addr": BTF with the address-carrying FUNC extension
+// (docs/func-addr-extension.md). The host has the loader make one FUNC per function address. With
 // the `layout` feature an addressed FUNC is a kind the layout section describes.
 #include "btforge/Features.h"
 #include "btforge/btf/BtfWriter.h"

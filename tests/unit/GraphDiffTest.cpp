@@ -1,5 +1,7 @@
 #include "btforge/compare/GraphDiff.h"
 
+#include "../../core/ir/TypeWalk.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -72,9 +74,10 @@ TypeGraph sample(unsigned changes) {
 TypeGraph reversed(const TypeGraph& g) {
     TypeGraph out;
     out.strings().adoptSection(g.strings().bytes());
+    auto renumbered = [&](TypeId id) { return id == kVoidType ? id : g.endId() - id; };
+    ListScratch scratch;
     for (TypeId id = g.endId() - 1; id >= g.firstId(); --id)
-        out.add(g.get(id));
-    out.remapTypeIds([&](TypeId id) { return id == kVoidType ? id : g.endId() - id; });
+        out.add(rewrite(g, g.get(id), out, renumbered, scratch));
     return out;
 }
 

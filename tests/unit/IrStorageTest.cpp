@@ -1,4 +1,6 @@
 // How the type graph stores what it holds: chunked arenas, lists across chunks, string interning.
+#include "../../core/ir/TypeWalk.h"
+
 #include "btforge/ir/ChunkedArena.h"
 #include "btforge/ir/StringPool.h"
 #include "btforge/ir/TypeGraph.h"
@@ -84,8 +86,40 @@ TEST_CASE("TypeGraph: lists longer than a chunk, and visit() agrees with get()")
         CHECK(index == g.get(id).index());
         CHECK(index == static_cast<size_t>(g.kind(id)));
     }
-    g.remapTypeIds([&](TypeId id) { return id == i ? proto : id; });
-    CHECK(g.getAs<StructType>(s).members[9999].type == proto);
+}
+
+TEST_CASE("TypeWalk: forEachReference and rewriteType meet the references in one order") {
+    TypeGraph g;
+    const TypeId i = g.add(IntType{g.intern("int"), 4, int_encoding::kSigned, 0, 32});
+    const TypeId ptr = g.add(PtrType{kNoName, i});
+    const TypeId array = g.add(ArrayType{kNoName, ptr, i, 4});
+    const Member members[] = {{g.intern("a"), i, 0, 0}, {g.intern("b"), array, 64, 0}};
+    const TypeId s = g.add(StructType{g.intern("s"), 40, members});
+    const Param params[] = {{g.intern("x"), s}, {kNoName, ptr}};
+    const TypeId proto = g.add(FuncProtoType{kNoName, array, params});
+    const TypeId func = g.add(FuncType{g.intern("f"), proto});
+    const TypeId var = g.add(VarType{g.intern("v"), s});
+    const VarSecInfo entries[] = {{var, 0, 40}};
+    g.add(DatasecType{g.intern(".data"), 40, entries});
+    g.add(DeclTagType{g.intern("tag"), func, -1});
+    const std::vector<std::vector<TypeId>> expected = {
+        {}, {i}, {ptr, i}, {i, array}, {array, s, ptr}, {proto}, {s}, {var}, {func}};
+    ListScratch scratch;
+    for (TypeId id = g.firstId(); id < g.endId(); ++id) {
+        std::vector<TypeId> read, mapped;
+        forEachReference(g, id, [&](TypeId ref) { read.push_back(ref); });
+        g.visit(id, [&](const auto& t) {
+            rewriteType(
+                t, [](StrId name) { return name; },
+                [&](TypeId ref) {
+                    mapped.push_back(ref);
+                    return ref;
+                },
+                scratch);
+        });
+        CHECK(read == expected[id - g.firstId()]);
+        CHECK(mapped == read);
+    }
 }
 
 TEST_CASE("StringPool: interning cuts at NUL, finds through the base and survives growth") {

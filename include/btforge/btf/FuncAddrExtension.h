@@ -1,4 +1,4 @@
-// The address-carrying FUNC extension (seed 003, docs/func-addr-extension.md): a FUNC with
+// The address-carrying FUNC extension (docs/func-addr-extension.md): a FUNC with
 // kind_flag 1 is followed by `struct btf_func { __u64 addr; }`, one FUNC per function address.
 // Its markers, and the conversions to the forms stock tools read.
 #pragma once

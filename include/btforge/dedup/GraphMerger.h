@@ -36,7 +36,6 @@ inline constexpr ir::TypeId kNotPreMapped = UINT32_MAX;
 class PreparedUnit {
 public:
     const ir::TypeGraph& unit() const { return *unit_; }
-    size_t memoryUsage() const;
 
 private:
     friend class GraphMerger;
@@ -98,7 +97,6 @@ public:
 
     // Own types merged so far (before finish()).
     uint32_t provisionalCount() const;
-    size_t memoryUsage() const;
 
 private:
     struct State;

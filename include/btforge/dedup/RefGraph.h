@@ -60,8 +60,6 @@ public:
     void prefetchNode(uint32_t node) const { prefetch(&nodes_[node]); }
     void prefetchRefs(uint32_t node) const { prefetch(nodes_[node].refs); }
 
-    size_t memoryUsage() const;
-
 private:
     // 32 bytes, so a node never straddles two cache lines. Lists never move (ChunkedArena), so a
     // node points at its references and reading them needs no index arithmetic.

@@ -56,11 +56,6 @@ constexpr bool isReferenceKind(Kind kind) {
     }
 }
 
-constexpr bool isModifierKind(Kind kind) {
-    return kind == Kind::Volatile || kind == Kind::Const || kind == Kind::Restrict ||
-           kind == Kind::TypeTag;
-}
-
 // INT encoding bits (BTF_INT_SIGNED / CHAR / BOOL).
 namespace int_encoding {
 inline constexpr uint8_t kSigned = 1;

@@ -14,7 +14,6 @@
 
 #include <cassert>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -25,10 +24,6 @@ namespace btforge::ir {
 
 enum class ByteOrder : uint8_t { Little, Big };
 ByteOrder nativeByteOrder();
-
-// A compile unit a type was read from (DWARF loaders); kNoCu where unknown.
-using CuId = uint32_t;
-inline constexpr CuId kNoCu = UINT32_MAX;
 
 class TypeGraph {
 public:
@@ -70,13 +65,9 @@ public:
     TypeId add(const TypeView& view);
     // Replaces an own type in place (dedup and amending rewrite types; ids stay stable).
     void replace(TypeId id, const TypeView& view);
-    // Rewrites every type id stored in own types (targets, members, params, entries).
-    void remapTypeIds(const std::function<TypeId(TypeId)>& map);
     void reserve(size_t types);
 
     // --- facts beyond BTF ---
-    void setOrigin(TypeId id, CuId cu);
-    CuId origin(TypeId id) const;
     ByteOrder byteOrder() const { return byteOrder_; }
     void setByteOrder(ByteOrder order) { byteOrder_ = order; }
     // The target's pointer size in bytes: BTF does not record it, so DWARF and ELF inputs give
@@ -89,9 +80,6 @@ public:
         byteOrder_ = other.byteOrder_;
         pointerSize_ = other.pointerSize_;
     }
-
-    // Bytes of heap the graph holds (records, arenas, strings): for memory reports.
-    size_t memoryUsage() const;
 
 private:
     struct Record {
@@ -128,7 +116,6 @@ private:
     ChunkedArena<Enumerator> enumerators_;
     ChunkedArena<VarSecInfo> secinfos_;
     ChunkedArena<Placement> placements_;
-    ChunkedArena<CuId> origins_; // empty until the first setOrigin
 };
 
 template <typename F>

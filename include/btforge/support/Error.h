@@ -28,13 +28,6 @@ public:
     ErrorKind kind() const { return kind_; }
     const std::string& message() const { return message_; }
 
-    // Prefixes the message with where it happened: "FILE: offset 0x1c: <message>".
-    Error& at(std::string_view where) {
-        message_ = std::string(where) + ": " + message_;
-        return *this;
-    }
-    Error&& in(std::string_view where) && { return std::move(at(where)); }
-
 private:
     ErrorKind kind_;
     std::string message_;

@@ -1,0 +1,350 @@
+// GraphMerger's finish(): declarations resolved to the definitions they stand for, the whole
+// graph minimised once more by partition refinement, and types numbered by the first unit type
+// each stands for, so that the result does not depend on the order units were merged in.
+#include "MergeState.h"
+#include "PartitionRefinement.h"
+#include "StructuralHash.h"
+#include "TypeLabel.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace btforge::dedup {
+namespace {
+
+using detail::copyType;
+using detail::kUnmapped;
+using detail::release;
+using ir::Kind;
+using ir::TypeGraph;
+using ir::TypeId;
+
+// Rounds of the hashes finish() starts refining from. Refinement is exact whatever the start:
+// more rounds split more blocks by hashing, fewer leave more to refinement rounds.
+constexpr unsigned kFinishRounds = 8;
+
+} // namespace
+
+// Own declarations (FWD; ENUM or ENUM64 without enumerators) with the live definitions of their
+// name: STRUCT or UNION as the FWD says, enums of the same size.
+void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
+                                        std::vector<NameGroup>& groups) const {
+    struct Entry {
+        ir::StrId name; // one id per name (see below)
+        uint32_t size;  // enums: declaration and definition must agree on it
+        Kind family;    // STRUCT, UNION or ENUM (ENUM64 included)
+        bool isDeclaration;
+        TypeId id;
+        auto key() const { return std::tie(family, size, name); }
+    };
+    std::vector<Entry> entries;
+    for (TypeId id = 1; id < merged.endId(); ++id) {
+        const Kind kind = merged.kind(id);
+        if (kind != Kind::Struct && kind != Kind::Union && kind != Kind::Fwd &&
+            kind != Kind::Enum && kind != Kind::Enum64)
+            continue;
+        if (isHidden(id) || merged.nameId(id) == ir::kNoName)
+            continue;
+        Entry entry{merged.nameId(id), 0, kind, false, id};
+        merged.visit(id, [&](const auto& t) {
+            if constexpr (requires { t.isUnion; }) {
+                entry.family = t.isUnion ? Kind::Union : Kind::Struct;
+                entry.isDeclaration = true;
+            } else if constexpr (requires { t.values; }) {
+                entry.family = Kind::Enum;
+                entry.size = t.size;
+                entry.isDeclaration = t.values.empty();
+            }
+        });
+        if (entry.isDeclaration && !isOwn(id))
+            continue; // the base is final: its declarations stay
+        // Own names were interned, so a name has one id, unless the base (read from BTF as it
+        // was) spells it at two offsets: base names take the id interning would give them.
+        if (!isOwn(id))
+            entry.name = *merged.strings().find(merged.name(id));
+        entries.push_back(entry);
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return std::tie(a.family, a.size, a.name, a.isDeclaration, a.id) <
+               std::tie(b.family, b.size, b.name, b.isDeclaration, b.id);
+    });
+    for (size_t first = 0, end; first < entries.size(); first = end) {
+        end = first + 1;
+        while (end < entries.size() && entries[end].key() == entries[first].key())
+            ++end;
+        size_t declarations = first; // definitions sort first
+        while (declarations < end && !entries[declarations].isDeclaration)
+            ++declarations;
+        if (declarations == first || declarations == end)
+            continue;
+        const auto at = static_cast<uint32_t>(named.size());
+        for (size_t i = first; i < end; ++i)
+            named.push_back(entries[i].id);
+        const Entry& e = entries[first];
+        const uint64_t nominal = hashing::combine(uint64_t{e.name} << 32 | e.size,
+                                                  static_cast<uint64_t>(e.family) | 1ull << 63);
+        groups.push_back(
+            {nominal, at, at + uint32_t(declarations - first), at + uint32_t(end - first), true});
+    }
+}
+
+// Structural hashes of the world in which every type of an open name is seen by its name alone,
+// so types that differ only in declaration against definition hash alike. A name whose
+// definitions still hash apart has more than one class: close it and hash again, which may close
+// more.
+std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> named,
+                                                        std::vector<NameGroup>& groups,
+                                                        plugin::TaskRunner* tasks) const {
+    std::vector<TypeId> nominal; // the types of open names
+    std::vector<uint64_t> nominalHash;
+    std::vector<uint64_t> hashes;
+    for (bool closed = true; closed;) {
+        nominal.clear();
+        nominalHash.clear();
+        for (const NameGroup& group : groups) {
+            for (uint32_t i = group.first; group.open && i < group.end; ++i) {
+                nominal.push_back(named[i]);
+                nominalHash.push_back(group.nominalHash);
+            }
+        }
+        hashes = detail::structuralHashes(
+            world, kFinishRounds, nominal, [&](size_t i, unsigned) { return nominalHash[i]; },
+            tasks);
+        closed = false;
+        for (NameGroup& group : groups) {
+            for (uint32_t i = group.first + 1; group.open && i < group.declarations; ++i) {
+                if (hashes[named[i]] != hashes[named[group.first]]) {
+                    group.open = false;
+                    closed = true;
+                }
+            }
+        }
+    }
+    return hashes;
+}
+
+// libbpf's dedup, which pahole encodes kernels with, takes a declaration for a definition of its
+// name when a type using the declaration is otherwise equal to one using that definition: most
+// units see `struct of_bus;` in struct of_pci_range_parser, the one defining it sees one of two
+// different struct of_bus. So a declaration of a name with several definitions joins one of
+// them when every type that differs from another only there pairs it with that one definition:
+// a new open group of the two. Returns whether there is one.
+bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
+                                             std::vector<TypeId>& named,
+                                             std::vector<NameGroup>& groups) const {
+    std::unordered_map<TypeId, uint32_t> closedDeclarations; // FWD -> its group
+    for (uint32_t g = 0; g < groups.size(); ++g) {
+        for (uint32_t i = groups[g].declarations; !groups[g].open && i < groups[g].end; ++i) {
+            if (merged.kind(named[i]) == Kind::Fwd)
+                closedDeclarations.emplace(named[i], g);
+        }
+    }
+    if (closedDeclarations.empty())
+        return false;
+    auto isDefinitionOf = [&](TypeId definition, TypeId declaration) {
+        const NameGroup& group = groups[closedDeclarations.at(declaration)];
+        return std::find(named.begin() + group.first, named.begin() + group.declarations,
+                         definition) != named.begin() + group.declarations;
+    };
+    // Whether two types are equal once closed declarations may stand for definitions of their
+    // name, the pairs that takes noted in `pairs`: libbpf's equivalence walk, pairs already met
+    // assumed equal (cycles), bounded so that a pathological graph costs little.
+    std::vector<std::pair<TypeId, TypeId>> pairs;
+    std::vector<std::pair<TypeId, TypeId>> toCompare;
+    std::unordered_set<uint64_t> assumed;
+    auto equalButDeclarations = [&](TypeId first, TypeId second) {
+        pairs.clear();
+        assumed.clear();
+        toCompare.assign(1, {first, second});
+        for (size_t budget = 100000; !toCompare.empty(); --budget) {
+            auto [a, b] = toCompare.back();
+            toCompare.pop_back();
+            if (block[a] == block[b] || !assumed.insert(uint64_t{a} << 32 | b).second)
+                continue;
+            if (budget == 0)
+                return false;
+            if (world.label(a) != world.label(b)) {
+                if (closedDeclarations.contains(b))
+                    std::swap(a, b);
+                if (!closedDeclarations.contains(a) || !isDefinitionOf(b, a))
+                    return false;
+                pairs.emplace_back(a, b);
+                continue;
+            }
+            auto refsA = world.refs(a);
+            auto refsB = world.refs(b);
+            if (refsA.size() != refsB.size())
+                return false;
+            for (size_t i = 0; i < refsA.size(); ++i)
+                toCompare.emplace_back(refsA[i], refsB[i]);
+        }
+        return true;
+    };
+    auto membersOf = [&](TypeId id) {
+        return merged.visit(id, [](const auto& t) -> std::span<const ir::Member> {
+            if constexpr (requires { t.members; })
+                return t.members;
+            else
+                return {};
+        });
+    };
+    // Named structs and unions by what must be equal for a pairing: kind, name, size, members.
+    std::map<std::tuple<Kind, std::string_view, uint32_t, size_t>, std::vector<TypeId>> alike;
+    for (TypeId id = 1; id < merged.endId(); ++id) {
+        const Kind kind = merged.kind(id);
+        if ((kind == Kind::Struct || kind == Kind::Union) && !isHidden(id) &&
+            merged.nameId(id) != ir::kNoName) {
+            alike[{kind, merged.name(id), *ir::sizeOf(merged, id), membersOf(id).size()}].push_back(
+                id);
+        }
+    }
+    // Proposals are by class: the merged graph is not minimal yet, and a class's copies must
+    // all hash alike in the next partition (a definition hashed by its name alone would part
+    // from its own copies otherwise).
+    std::map<uint32_t, std::set<uint32_t>> proposals; // declaration block -> definition blocks
+    std::map<uint32_t, uint32_t> groupOf;             // declaration block -> its closed group
+    for (const auto& [key, ids] : alike) {
+        for (size_t i = 0; i < ids.size(); ++i) {
+            for (size_t j = i + 1; j < ids.size(); ++j) {
+                if (block[ids[i]] == block[ids[j]] || !equalButDeclarations(ids[i], ids[j]))
+                    continue;
+                for (const auto& [declaration, definition] : pairs) {
+                    proposals[block[declaration]].insert(block[definition]);
+                    groupOf[block[declaration]] = closedDeclarations.at(declaration);
+                }
+            }
+        }
+    }
+    // (closed group, definition block) -> the declaration blocks joining it
+    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> joining;
+    for (const auto& [declarations, definitions] : proposals) {
+        if (definitions.size() == 1)
+            joining[{groupOf.at(declarations), *definitions.begin()}].insert(declarations);
+    }
+    for (const auto& [where, declarationBlocks] : joining) {
+        const auto& [g, definitionBlock] = where;
+        const NameGroup closed = groups[g];
+        const auto at = static_cast<uint32_t>(named.size());
+        for (uint32_t i = closed.first; i < closed.declarations; ++i) {
+            if (block[named[i]] == definitionBlock)
+                named.push_back(named[i]);
+        }
+        const auto declarationsAt = static_cast<uint32_t>(named.size());
+        for (uint32_t i = closed.declarations; i < closed.end; ++i) {
+            if (declarationBlocks.contains(block[named[i]]))
+                named.push_back(named[i]);
+        }
+        groups.push_back({hashing::combine(closed.nominalHash, definitionBlock), at, declarationsAt,
+                          static_cast<uint32_t>(named.size()), true});
+    }
+    return !joining.empty();
+}
+
+// The coarsest stable partition of the world in which each declaration joins its definitions
+// when they all end in one class (`resolved` says which did), declarations of names with
+// several definitions included where the types using them say which (addContextualGroups).
+// Returns the number of blocks.
+uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                                       plugin::TaskRunner* tasks) {
+    std::vector<TypeId> named;
+    std::vector<NameGroup> groups;
+    findNameGroups(named, groups);
+    uint32_t blocks = refine(named, groups, block, resolved, tasks);
+    if (declarations == Declarations::ByContext && addContextualGroups(block, named, groups))
+        blocks = refine(named, groups, block, resolved, tasks);
+    return blocks;
+}
+
+uint32_t GraphMerger::State::refine(std::span<const TypeId> named, std::vector<NameGroup>& groups,
+                                    std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                                    plugin::TaskRunner* tasks) {
+    const TypeId end = merged.endId();
+    detail::Aliases aliases;
+    {
+        const std::vector<uint64_t> hashes = nominalHashes(named, groups, tasks);
+        for (const NameGroup& group : groups) {
+            if (!group.open)
+                continue;
+            std::span<const TypeId> definitions(named.data() + group.first,
+                                                group.declarations - group.first);
+            for (uint32_t i = group.declarations; i < group.end; ++i)
+                aliases.add(named[i], definitions);
+        }
+        std::vector<uint8_t> alone(end, 0); // hidden types, and aliases until they follow
+        for (TypeId id = 1; id < end; ++id)
+            alone[id] = isHidden(id);
+        for (size_t i = 0; i < aliases.size(); ++i)
+            alone[aliases.node(i)] = 1;
+        // Most types hash alike here (the variants declarations made): the table grows to the
+        // distinct hashes instead of being sized for every type.
+        detail::KeyNumbering numbers(0);
+        block.resize(end);
+        for (TypeId id = 0; id < end; ++id)
+            block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
+    }
+    const uint32_t blocks = detail::refinePartition(world, block, aliases);
+    resolved.assign(end, 0);
+    for (size_t i = 0; i < aliases.size(); ++i)
+        resolved[aliases.node(i)] = block[aliases.node(i)] == block[aliases.candidates(i)[0]];
+    return blocks;
+}
+
+GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
+    // Give back what only merging needed before the partition allocates.
+    release(index);
+    release(roundMemo);
+    release(roundMemoDone);
+    release(map);
+    release(tentative);
+    release(unmatchable);
+    release(classOf);
+    release(internedName);
+    const TypeId end = merged.endId();
+    std::vector<uint32_t> block;
+    std::vector<uint8_t> resolved;
+    const uint32_t classes = partition(block, resolved, tasks);
+    release(world);
+
+    // A class holding a base type is that type; the others become new types, ordered by the
+    // first unit type any of their members (resolved declarations included) stood for.
+    std::vector<TypeId> finalOf(classes, kUnmapped);
+    for (TypeId id = 0; id < firstOwn; ++id) {
+        if (!isHidden(id))
+            finalOf[block[id]] = id;
+    }
+    std::vector<uint64_t> classKey(classes, UINT64_MAX);
+    std::vector<TypeId> classRep(classes, ir::kVoidType);
+    for (TypeId id = firstOwn; id < end; ++id) {
+        const uint32_t cls = block[id];
+        classKey[cls] = std::min(classKey[cls], ownKey[id - firstOwn]);
+        if (classRep[cls] == ir::kVoidType && !resolved[id])
+            classRep[cls] = id;
+    }
+    std::vector<uint32_t> fresh;
+    for (uint32_t cls = 0; cls < classes; ++cls) {
+        if (finalOf[cls] == kUnmapped && classRep[cls] != ir::kVoidType)
+            fresh.push_back(cls);
+    }
+    std::sort(fresh.begin(), fresh.end(),
+              [&](uint32_t a, uint32_t b) { return classKey[a] < classKey[b]; });
+    for (uint32_t i = 0; i < fresh.size(); ++i)
+        finalOf[fresh[i]] = firstOwn + i;
+
+    auto finalId = [&](TypeId id) { return finalOf[block[canonical(id)]]; };
+    Result result{TypeGraph(base), {}};
+    result.graph.setTargetAs(merged);
+    result.graph.reserve(fresh.size());
+    auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };
+    for (uint32_t cls : fresh)
+        copyType(merged, classRep[cls], result.graph, mapName, finalId, lists);
+    result.finalIdOfProvisional.resize(end);
+    for (TypeId id = 0; id < end; ++id)
+        result.finalIdOfProvisional[id] = finalId(id);
+    return result;
+}
+} // namespace btforge::dedup

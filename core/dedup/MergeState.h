@@ -1,0 +1,122 @@
+// The state of a GraphMerger between calls, shared by the files of its two phases: merge()
+// (UnitMerge.cpp), which matches each unit against the merged graph, and finish()
+// (MergeFinish.cpp), which resolves declarations and minimises and numbers the result.
+#pragma once
+
+#include "../ir/TypeWalk.h"
+#include "HashIndex.h"
+
+#include "btforge/dedup/GraphMerger.h"
+#include "btforge/dedup/RefGraph.h"
+#include "btforge/ir/ChunkedArena.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace btforge::dedup {
+namespace detail {
+
+inline constexpr ir::TypeId kUnmapped = UINT32_MAX;
+
+// Orders the final graph: the first unit type (in input order) a merged type stands for.
+inline uint64_t unitKey(uint32_t unitOrder, ir::TypeId local) {
+    return uint64_t{unitOrder} << 32 | local;
+}
+
+// Adds `from`'s type `id` to `to`, names through mapName, references through mapRef.
+template <typename MapName, typename MapRef>
+ir::TypeId copyType(const ir::TypeGraph& from, ir::TypeId id, ir::TypeGraph& to, MapName&& mapName,
+                    MapRef&& mapRef, ir::ListScratch& lists) {
+    return from.visit(
+        id, [&](const auto& t) { return to.add(ir::rewriteType(t, mapName, mapRef, lists)); });
+}
+
+// Gives a container's memory back (clear() keeps the capacity).
+template <typename T> void release(T& container) {
+    container = T();
+}
+
+} // namespace detail
+
+struct GraphMerger::State {
+    explicit State(std::shared_ptr<const ir::TypeGraph> baseGraph);
+
+    std::vector<ir::TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
+                                  std::span<const ir::TypeId> preMapped);
+    Result finish(plugin::TaskRunner* tasks);
+
+    // Merged and base types ("the world"): a base type stands for its smallest equivalent.
+    bool isOwn(ir::TypeId id) const { return id >= firstOwn; }
+    ir::TypeId canonical(ir::TypeId id) const { return isOwn(id) ? id : baseRep[id]; }
+
+    // --- merge() ---
+    void preMap(const PreparedUnit& unit, std::span<const ir::TypeId> preMapped);
+    void hashWithPlaceholders(PreparedUnit& unit);
+    uint64_t worldRound(ir::TypeId id, unsigned round);
+    bool matchFrom(const PreparedUnit& unit, ir::TypeId root, ir::TypeId target,
+                   uint32_t unitOrder);
+    void appendUnmatched(const PreparedUnit& unit, uint32_t unitOrder);
+    void internNames(const ir::TypeGraph& graph);
+    void classifyUnmatched(const PreparedUnit& unit);
+
+    // --- finish() ---
+    // The own declarations of one name and the live definitions they may stand for, as a range
+    // of `named`: definitions from `first`, declarations from `declarations` to `end`.
+    struct NameGroup {
+        uint64_t nominalHash;
+        uint32_t first, declarations, end;
+        bool open; // still possibly one class
+    };
+    void findNameGroups(std::vector<ir::TypeId>& named, std::vector<NameGroup>& groups) const;
+    std::vector<uint64_t> nominalHashes(std::span<const ir::TypeId> named,
+                                        std::vector<NameGroup>& groups,
+                                        plugin::TaskRunner* tasks) const;
+    uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                       plugin::TaskRunner* tasks);
+    uint32_t refine(std::span<const ir::TypeId> named, std::vector<NameGroup>& groups,
+                    std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                    plugin::TaskRunner* tasks);
+    bool addContextualGroups(std::span<const uint32_t> block, std::vector<ir::TypeId>& named,
+                             std::vector<NameGroup>& groups) const;
+    // Base types other than the smallest of their class never appear in the world.
+    bool isHidden(ir::TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
+
+    std::shared_ptr<const ir::TypeGraph> base;
+    Declarations declarations = Declarations::ByContext;
+    ir::TypeGraph merged; // over `base`
+    ir::TypeId firstOwn;
+    std::vector<ir::TypeId> baseRep;     // base id -> smallest equivalent base id
+    ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
+    detail::HashIndex index;             // canonical base types and own types by structural hash
+    uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
+    // Labels and references of the world by id (node i is type i): what walks and the final
+    // partition read. References are canonical, base types' included.
+    RefGraph world;
+
+    // Per-round hashes of world types, for placeholders; filled on demand.
+    std::vector<uint64_t> roundMemo;     // (kMatchRounds + 1) per id
+    std::vector<uint16_t> roundMemoDone; // bit r: round r of that id is in roundMemo
+
+    // merge() scratch, by unit type id; kept across units so merging does not allocate.
+    std::vector<ir::TypeId> map;       // committed: merged id, or kUnmapped
+    std::vector<ir::TypeId> tentative; // the walk in progress
+    std::vector<uint8_t> unmatchable;
+    std::vector<ir::TypeId> touched;
+    std::vector<ir::TypeId> unmatched;
+    std::vector<uint32_t> classOf;
+    std::vector<std::pair<ir::TypeId, ir::TypeId>> pending;
+    ir::ListScratch lists;
+    // The names of a unit's new types interned into the merged graph, by unit StrId (kNoName:
+    // not one of them), and which those are: they share many names, and interning one costs a
+    // hash and a cache miss or two.
+    std::vector<ir::StrId> internedName;
+    std::vector<ir::StrId> internedNames;
+    std::vector<std::string_view> nameTexts; // of internedNames, for internAll
+    std::vector<ir::StrId> nameIds;
+};
+
+} // namespace btforge::dedup

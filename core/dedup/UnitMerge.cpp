@@ -1,0 +1,284 @@
+// GraphMerger's merge(): a prepared unit matched against the merged graph component by
+// component; what matched is mapped, what did not is minimised among itself and appended
+// (GraphMerger.cpp says why one walk per candidate decides equivalence).
+#include "MergeState.h"
+#include "PartitionRefinement.h"
+#include "StructuralHash.h"
+#include "TypeLabel.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace btforge::dedup {
+namespace {
+
+using detail::copyType;
+using detail::kUnmapped;
+using detail::unitKey;
+using ir::Kind;
+using ir::TypeGraph;
+using ir::TypeId;
+
+} // namespace
+
+std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unitOrder,
+                                              std::span<const TypeId> preMapped) {
+    if (!unit.unit_)
+        throw std::invalid_argument("GraphMerger::merge: the unit was not prepared");
+    const uint32_t count = unit.unit_->ownCount();
+    if (!base && unitOrder < byteOrderUnit) {
+        byteOrderUnit = unitOrder;
+        merged.setTargetAs(*unit.unit_);
+    }
+    map.assign(count + 1, kUnmapped);
+    map[ir::kVoidType] = ir::kVoidType;
+    tentative.assign(count + 1, kUnmapped);
+    unmatchable.assign(count + 1, 0);
+    preMap(unit, preMapped);
+    if (unit.hashes_.empty())
+        hashWithPlaceholders(unit);
+
+    const std::vector<uint32_t>& starts = unit.componentStarts_;
+    const size_t components = starts.size() - 1;
+    // A component's first step is three dependent cache misses: its index slot, then the
+    // candidate's world node, then the candidate's references. Each starts a few components ahead.
+    auto rootHash = [&](size_t component) { return unit.hashes_[unit.order_[starts[component]]]; };
+    auto firstCandidate = [&](size_t component) {
+        TypeId found = ir::kVoidType;
+        index.forEach(rootHash(component), [&](TypeId candidate) {
+            found = candidate;
+            return true;
+        });
+        return found;
+    };
+    constexpr size_t kSlotAhead = 24, kNodeAhead = 12, kRefsAhead = 6;
+    for (size_t component = 0; component < components; ++component) {
+        if (component + kSlotAhead < components)
+            index.prefetch(rootHash(component + kSlotAhead));
+        if (component + kNodeAhead < components)
+            world.prefetchNode(firstCandidate(component + kNodeAhead));
+        if (component + kRefsAhead < components)
+            world.prefetchRefs(firstCandidate(component + kRefsAhead));
+        const TypeId first = unit.order_[starts[component]];
+        if (map[first] != kUnmapped)
+            continue; // a placeholder
+        bool matched = false;
+        index.forEach(unit.hashes_[first], [&](TypeId candidate) {
+            matched = matchFrom(unit, first, candidate, unitOrder);
+            return matched;
+        });
+        if (matched)
+            continue;
+        // Equivalent to no world type, nor is any member (it would take `first` along): later
+        // walks reaching them fail at once.
+        for (uint32_t i = starts[component]; i < starts[component + 1]; ++i)
+            unmatchable[unit.order_[i]] = 1;
+    }
+    appendUnmatched(unit, unitOrder);
+    return std::vector<TypeId>(map.begin() + 1, map.end());
+}
+
+void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId> preMapped) {
+    const std::vector<TypeId>& placeholders = unit.placeholders_;
+    if (preMapped.empty() && placeholders.empty())
+        return;
+    if (preMapped.size() != unit.unit_->ownCount())
+        throw std::invalid_argument("GraphMerger::merge: preMapped needs one entry per type");
+    size_t seen = 0;
+    for (TypeId id = 1; id <= preMapped.size(); ++id) {
+        const TypeId target = preMapped[id - 1];
+        if (target == kNotPreMapped)
+            continue;
+        if (!std::binary_search(placeholders.begin(), placeholders.end(), id))
+            throw std::invalid_argument("GraphMerger::merge: type " + std::to_string(id) +
+                                        " is pre-mapped but was not prepared as a placeholder");
+        if (target >= merged.endId())
+            throw std::invalid_argument("GraphMerger::merge: type " + std::to_string(id) +
+                                        " is pre-mapped to unknown id " + std::to_string(target));
+        map[id] = canonical(target);
+        ++seen;
+    }
+    if (seen != placeholders.size())
+        throw std::invalid_argument("GraphMerger::merge: a placeholder has no preMapped target");
+}
+
+// Placeholder hashes come from the types they stand for, known only now.
+void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
+    const std::vector<TypeId>& placeholders = unit.placeholders_;
+    unit.hashes_ = detail::structuralHashes(
+        unit.refs_, detail::kMatchRounds, placeholders,
+        [&](size_t i, unsigned round) { return worldRound(map[placeholders[i]], round); });
+}
+
+// detail::structuralHashes for one world type and round, memoised; recursion depth is bounded by
+// the round.
+uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
+    constexpr size_t kStride = detail::kMatchRounds + 1;
+    if (roundMemoDone.size() < merged.endId()) {
+        roundMemoDone.resize(merged.endId(), 0);
+        roundMemo.resize(size_t{merged.endId()} * kStride);
+    }
+    if (roundMemoDone[id] >> round & 1)
+        return roundMemo[id * kStride + round];
+    uint64_t hash = world.label(id).first;
+    if (round > 0) {
+        for (TypeId ref : world.refs(id))
+            hash = hashing::combine(hash, worldRound(ref, round - 1));
+    }
+    roundMemo[id * kStride + round] = hash;
+    roundMemoDone[id] |= static_cast<uint16_t>(1u << round);
+    return hash;
+}
+
+// Walks the unit from `root` and the world from `target` in step, both through their RefGraphs.
+// Succeeds (and commits the pairing) iff root and target are equivalent: every pair must have
+// equal labels, and with the world minimal, a unit type paired with two world types, or with
+// another than it already maps to, proves the start pair inequivalent.
+bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId target,
+                                   uint32_t unitOrder) {
+    pending.assign(1, {root, target});
+    touched.clear();
+    bool ok = true;
+    while (ok && !pending.empty()) {
+        auto [node, candidate] = pending.back();
+        pending.pop_back();
+        if (map[node] != kUnmapped) {
+            ok = map[node] == candidate;
+        } else if (candidate == ir::kVoidType || unmatchable[node]) {
+            ok = false;
+        } else if (tentative[node] != kUnmapped) {
+            ok = tentative[node] == candidate;
+        } else {
+            tentative[node] = candidate;
+            touched.push_back(node);
+            const std::span<const uint32_t> ours = unit.refs_.refs(node);
+            const std::span<const uint32_t> theirs = world.refs(candidate);
+            ok = unit.refs_.label(node) == world.label(candidate) && ours.size() == theirs.size();
+            for (size_t i = 0; ok && i < ours.size(); ++i) {
+                // References already settled are checked here rather than queued.
+                const TypeId settled = map[ours[i]];
+                if (settled != kUnmapped)
+                    ok = settled == theirs[i];
+                else
+                    pending.push_back({ours[i], theirs[i]});
+            }
+        }
+    }
+    for (TypeId node : touched) {
+        if (ok) {
+            const TypeId to = tentative[node];
+            map[node] = to;
+            if (isOwn(to))
+                ownKey[to - firstOwn] = std::min(ownKey[to - firstOwn], unitKey(unitOrder, node));
+        }
+        tentative[node] = kUnmapped;
+    }
+    return ok;
+}
+
+void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unitOrder) {
+    const TypeGraph& graph = *unit.unit_;
+    unmatched.clear();
+    for (TypeId id = 1; id < map.size(); ++id) {
+        if (map[id] == kUnmapped)
+            unmatched.push_back(id);
+    }
+    if (unmatched.empty())
+        return;
+    classifyUnmatched(unit);
+    const TypeId firstNew = merged.endId();
+    for (TypeId id : unmatched)
+        map[id] = firstNew + classOf[id];
+    // Classes are numbered in order of their smallest member: that member gives the new type,
+    // and only those members stay in `unmatched`.
+    size_t classes = 0;
+    for (TypeId id : unmatched) {
+        if (classOf[id] == classes)
+            unmatched[classes++] = id;
+    }
+    unmatched.resize(classes);
+    internNames(graph);
+    auto mapName = [&](ir::StrId name) { return internedName[name]; };
+    auto mapRef = [&](TypeId ref) { return map[ref]; };
+    constexpr size_t kSlotAhead = 8; // index slots are cache misses: start them early
+    for (size_t i = 0; i < unmatched.size(); ++i) {
+        if (i + kSlotAhead < unmatched.size())
+            index.prefetch(unit.hashes_[unmatched[i + kSlotAhead]]);
+        const TypeId id = unmatched[i];
+        copyType(graph, id, merged, mapName, mapRef, lists);
+        world.addCopy(unit.refs_, id, map);
+        ownKey.push_back(unitKey(unitOrder, id));
+        index.insert(unit.hashes_[id], firstNew + static_cast<TypeId>(i));
+    }
+    for (ir::StrId name : internedNames)
+        internedName[name] = ir::kNoName;
+    internedNames.clear();
+}
+
+// internedName for every name of the `unmatched` types, interned in the order copying them meets
+// the names, all in one StringPool::internAll.
+void GraphMerger::State::internNames(const TypeGraph& graph) {
+    constexpr ir::StrId kPending = UINT32_MAX;
+    internedName.resize(std::max<size_t>(internedName.size(), graph.strings().endId()));
+    auto collect = [&](ir::StrId name) {
+        if (name != ir::kNoName && internedName[name] == ir::kNoName) {
+            internedName[name] = kPending;
+            internedNames.push_back(name);
+        }
+        return name;
+    };
+    auto keepRef = [](TypeId ref) { return ref; };
+    for (TypeId id : unmatched)
+        graph.visit(id, [&](const auto& t) { ir::rewriteType(t, collect, keepRef, lists); });
+    nameTexts.clear();
+    for (ir::StrId name : internedNames)
+        nameTexts.push_back(graph.str(name));
+    nameIds.resize(nameTexts.size());
+    merged.strings().internAll(nameTexts, nameIds);
+    for (size_t i = 0; i < internedNames.size(); ++i)
+        internedName[internedNames[i]] = nameIds[i];
+}
+
+// classOf[id] for each unmatched type: its class among them, numbered by smallest member.
+void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
+    classOf.resize(map.size());
+    // Equivalent types have equal hashes: with all hashes distinct, every class is a singleton.
+    std::vector<uint64_t> hashes;
+    hashes.reserve(unmatched.size());
+    for (TypeId id : unmatched)
+        hashes.push_back(unit.hashes_[id]);
+    std::sort(hashes.begin(), hashes.end());
+    if (std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end()) {
+        for (uint32_t i = 0; i < unmatched.size(); ++i)
+            classOf[unmatched[i]] = i;
+        return;
+    }
+    // Refine the unmatched types, each merged type they refer to being a leaf of its own.
+    const auto count = static_cast<uint32_t>(unmatched.size());
+    detail::KeyNumbering leaves(map.size());
+    std::vector<TypeId> local(map.size());
+    for (uint32_t i = 0; i < count; ++i)
+        local[unmatched[i]] = i;
+    for (TypeId id = 0; id < map.size(); ++id) {
+        if (map[id] != kUnmapped)
+            local[id] = count + leaves.number(map[id]);
+    }
+    RefGraph graphOfUnmatched;
+    for (TypeId id : unmatched)
+        graphOfUnmatched.addCopy(unit.refs_, id, local);
+    for (uint32_t leaf = 0; leaf < leaves.count(); ++leaf)
+        graphOfUnmatched.addLeaf({});
+    // Hashes have the top bit set, leaf numbers do not: no block holds both.
+    detail::KeyNumbering numbers(graphOfUnmatched.size());
+    std::vector<uint32_t> block(graphOfUnmatched.size());
+    for (uint32_t i = 0; i < count; ++i)
+        block[i] = numbers.number(unit.hashes_[unmatched[i]] | 1ull << 63);
+    for (uint32_t leaf = 0; leaf < leaves.count(); ++leaf)
+        block[count + leaf] = numbers.number(leaf);
+    detail::refinePartition(graphOfUnmatched, block);
+    detail::KeyNumbering classes(count);
+    for (uint32_t i = 0; i < count; ++i)
+        classOf[unmatched[i]] = classes.number(block[i]);
+}
+} // namespace btforge::dedup
