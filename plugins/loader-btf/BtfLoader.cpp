@@ -1,4 +1,5 @@
-// Loader "btf": raw BTF files, the .BTF section of ELF files, /sys/kernel/btf/*, split BTF.
+// Loader "btf": raw BTF files, the .BTF section of ELF files (over the file's .BTF.base when it has
+// one), /sys/kernel/btf/*, split BTF.
 #include "btforge/btf/BtfReader.h"
 #include "btforge/elf/ElfSections.h"
 #include "btforge/plugin/Plugin.h"
@@ -32,6 +33,21 @@ public:
         if (!*section)
             return Error::badInput(request.path + ": ELF file has no .BTF section");
         options.sourceName = request.path + ": .BTF";
+        auto distilled = elf::readSection(file->bytes(), request.path, ".BTF.base");
+        if (!distilled)
+            return std::move(distilled).error();
+        if (*distilled) {
+            // A module's .BTF over its distilled base, as libbpf reads it. Over another base it
+            // would first need relocating onto it, which btforge does not do.
+            if (request.base)
+                return Error::usage(request.path + ": .BTF is split over the file's own .BTF.base; "
+                                                   "read it without a base (-B)");
+            auto base = btf::readBtf(**distilled, {request.path + ": .BTF.base", nullptr,
+                                                   options.funcAddresses, options.warning});
+            if (!base)
+                return std::move(base).error();
+            options.base = std::make_shared<const ir::TypeGraph>(std::move(*base));
+        }
         return btf::readBtf(**section, options);
     }
 };
