@@ -86,7 +86,8 @@ Expected<std::vector<Place>> usedBaseTypes(const ir::TypeGraph& split,
 }
 
 // What a used base type becomes in the distilled base.
-ir::TypeView distilled(const ir::TypeGraph& from, TypeId id, ir::TypeGraph& to) {
+ir::TypeView distilled(const ir::TypeGraph& from, TypeId id, ir::TypeGraph& to,
+                       dedup::detail::ListScratch& scratch) {
     const ir::StrId name = to.intern(from.name(id));
     switch (from.kind(id)) {
     case Kind::Struct:
@@ -97,11 +98,9 @@ ir::TypeView distilled(const ir::TypeGraph& from, TypeId id, ir::TypeGraph& to) 
         return ir::EnumType{name, from.getAs<ir::EnumType>(id).size, {}, false};
     case Kind::Enum64:
         return ir::EnumType{name, from.getAs<ir::Enum64Type>(id).size, {}, false};
-    default: { // INT, FLOAT, FWD: no references, no lists
-        thread_local dedup::detail::ListScratch scratch;
+    default: // INT, FLOAT, FWD: no references
         return dedup::detail::rewrite(
             from, from.get(id), to, [](TypeId ref) { return ref; }, scratch);
-    }
     }
 }
 
@@ -118,9 +117,10 @@ Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string
     ir::TypeGraph base;
     base.setTargetAs(split);
     std::vector<TypeId> newIds(baseEnd, ir::kVoidType);
+    dedup::detail::ListScratch scratch;
     for (TypeId id = 1; id < baseEnd; ++id) {
         if ((*places)[id] == Place::Base)
-            newIds[id] = base.add(distilled(split, id, base));
+            newIds[id] = base.add(distilled(split, id, base, scratch));
     }
     // Read back: its string ids are then the offsets its BTF has, which split BTF refers to.
     auto bytes = writeBtf(base);
@@ -146,7 +146,6 @@ Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string
     DistilledBtf out{sharedBase, ir::TypeGraph(sharedBase)};
     out.split.setTargetAs(split);
     out.split.reserve(next - splitFirst);
-    dedup::detail::ListScratch scratch;
     for (TypeId id = split.firstId(); id < split.endId(); ++id)
         out.split.add(dedup::detail::rewrite(split, split.get(id), out.split, mapRef, scratch));
     for (TypeId id = 1; id < baseEnd; ++id) {

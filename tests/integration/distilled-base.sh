@@ -10,6 +10,7 @@
 #    libbpf's distillation of its own plain split BTF: the same rule as above, so upstream
 #    writes what btforge writes for the same split BTF; and btforge diff tells the two modules'
 #    distilled outputs apart by what tells their plain outputs apart, nothing more;
+#  - pahole-compat -J with the feature writes the same sections;
 #  - dump reads the module over its .BTF.base, and refuses another base (-B);
 #  - raw output with the feature: a warning, and the plain split BTF.
 source "$(dirname "$0")/lib.sh"
@@ -107,6 +108,15 @@ comm -13 "$work/plain.diff.typedefs" "$work/distilled.diff.typedefs" | while rea
         fail "TYPEDEF ${name%:}: only one side has it with distilled_base, and the base has none"
 done
 echo "against upstream pahole master: $(grep -c ": " "$work/plain.diff" || true) differences but TYPEDEFs, as without distilled_base"
+
+# pahole's interface, as an out-of-tree module build calls it: what --elf wrote.
+cp "$module" "$work/compat.ko"
+chmod u+w "$work/compat.ko"
+"$BTFORGE" pahole-compat -J --btf_features=default,distilled_base --btf_base "$base" \
+    "$work/compat.ko"
+distilled "$work/compat.ko" "$work/compat"
+cmp "$work/compat.btf" "$work/ours.btf" && cmp "$work/compat.base" "$work/ours.base" ||
+    fail "pahole-compat -J --btf_features=distilled_base writes other sections than --elf"
 
 # dump reads the module over its .BTF.base, and refuses another base.
 "$BTFORGE" dump "$work/ours.ko" > "$work/dump.txt" || fail "dump cannot read the module"
