@@ -6,6 +6,8 @@
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/BtfWriter.h"
 
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace btforge::btf {
@@ -104,7 +106,142 @@ ir::TypeView distilled(const ir::TypeGraph& from, TypeId id, ir::TypeGraph& to,
     }
 }
 
+// The size a type declares (INT, FLOAT, ENUM, ENUM64, STRUCT, UNION); 0 for the others.
+uint32_t declaredSize(const ir::TypeGraph& graph, TypeId id) {
+    return graph.visit(id, [](const auto& t) -> uint32_t {
+        if constexpr (requires { t.size; })
+            return t.size;
+        return 0;
+    });
+}
+
+bool isComposite(Kind kind) {
+    return kind == Kind::Struct || kind == Kind::Union;
+}
+
+// The distilled STRUCTs and UNIONs the split BTF holds by value, as a member (through typedefs,
+// qualifiers and arrays): their size must be the base type's.
+std::vector<bool> heldByValue(const ir::TypeGraph& split) {
+    std::vector<bool> held(split.firstId(), false);
+    for (TypeId id = split.firstId(); id < split.endId(); ++id) {
+        if (!isComposite(split.kind(id)))
+            continue;
+        amend::detail::forEachReference(split, id, [&](TypeId member) {
+            for (TypeId t = member; t != ir::kVoidType;) {
+                switch (split.kind(t)) {
+                case Kind::Const:
+                case Kind::Restrict:
+                case Kind::Volatile:
+                case Kind::Typedef:
+                case Kind::TypeTag:
+                case Kind::Array:
+                    t = split.target(t);
+                    continue;
+                case Kind::Struct:
+                case Kind::Union:
+                    if (t < split.firstId())
+                        held[t] = true;
+                    break;
+                default:
+                    break;
+                }
+                break;
+            }
+        });
+    }
+    return held;
+}
+
+// Whether base type `b` is what distilled type `d` stands for (names already equal).
+bool standsFor(const ir::TypeGraph& dist, TypeId d, const ir::TypeGraph& base, TypeId b,
+               bool sized) {
+    const Kind kind = base.kind(b);
+    const bool sameSize = declaredSize(dist, d) == declaredSize(base, b);
+    switch (dist.kind(d)) {
+    case Kind::Int:
+        return kind == Kind::Int && sameSize &&
+               dist.getAs<ir::IntType>(d).encoding == base.getAs<ir::IntType>(b).encoding;
+    case Kind::Float:
+        return kind == Kind::Float && sameSize;
+    case Kind::Enum:
+        return (kind == Kind::Enum || kind == Kind::Enum64) && sameSize;
+    case Kind::Fwd: {
+        const bool isUnion = dist.getAs<ir::FwdType>(d).isUnion;
+        return kind == Kind::Fwd ? base.getAs<ir::FwdType>(b).isUnion == isUnion
+                                 : kind == (isUnion ? Kind::Union : Kind::Struct);
+    }
+    case Kind::Struct:
+    case Kind::Union:
+        return kind == dist.kind(d) && (!sized || sameSize);
+    default:
+        return false;
+    }
+}
+
 } // namespace
+
+Expected<ir::TypeGraph> relocateSplit(const ir::TypeGraph& split,
+                                      std::shared_ptr<const ir::TypeGraph> base,
+                                      const std::string& sourceName) {
+    const ir::TypeGraph* dist = split.base();
+    if (!dist || dist->base())
+        return Error::badInput(sourceName + ": not split BTF over a distilled base");
+    const TypeId distEnd = split.firstId();
+
+    // The base's named types of the kinds a distilled base holds, by name.
+    std::unordered_map<std::string_view, std::vector<TypeId>> byName;
+    std::unordered_map<std::string_view, uint32_t> composites;
+    for (TypeId id = 1; id < base->endId(); ++id) {
+        switch (base->kind(id)) {
+        case Kind::Struct:
+        case Kind::Union:
+            ++composites[base->name(id)];
+            [[fallthrough]];
+        case Kind::Int:
+        case Kind::Float:
+        case Kind::Enum:
+        case Kind::Enum64:
+        case Kind::Fwd:
+            if (named(*base, id))
+                byName[base->name(id)].push_back(id);
+            break;
+        default:
+            break;
+        }
+    }
+
+    const std::vector<bool> held = heldByValue(split);
+    std::vector<TypeId> newIds(distEnd, ir::kVoidType);
+    for (TypeId d = 1; d < distEnd; ++d) {
+        const std::string where = sourceName + ": distilled base type [" + std::to_string(d) +
+                                  "] " + std::string(ir::kindName(dist->kind(d))) + " '" +
+                                  std::string(dist->name(d)) + "'";
+        if (!named(*dist, d))
+            return Error::badInput(where + ": a distilled base holds named types only");
+        const bool sized = held[d] || (isComposite(dist->kind(d)) && composites[dist->name(d)] > 1);
+        for (TypeId b : byName[dist->name(d)]) {
+            if (!standsFor(*dist, d, *base, b, sized))
+                continue;
+            if (newIds[d] != ir::kVoidType)
+                return Error::badInput(where + " matches several types of the base ([" +
+                                       std::to_string(newIds[d]) + "], [" + std::to_string(b) +
+                                       "])");
+            newIds[d] = b;
+        }
+        if (newIds[d] == ir::kVoidType)
+            return Error::badInput(where + " matches no type of the base");
+    }
+
+    const TypeId shift = base->endId() - distEnd;
+    auto mapRef = [&](TypeId ref) { return ref < distEnd ? newIds[ref] : ref + shift; };
+    ir::TypeGraph out(std::move(base));
+    out.setTargetAs(split);
+    out.reserve(split.ownCount());
+    dedup::detail::ListScratch scratch;
+    for (TypeId id = split.firstId(); id < split.endId(); ++id)
+        out.add(dedup::detail::rewrite(split, split.get(id), out, mapRef, scratch));
+    return out;
+}
 
 Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string& sourceName) {
     if (!split.base())

@@ -3,7 +3,9 @@
 //   btf-distill SPLIT BASE OUT_SPLIT OUT_BASE   btf__distill_base of SPLIT, raw split BTF over
 //                                               BASE: the split BTF over the distilled base to
 //                                               OUT_SPLIT, the distilled base to OUT_BASE
-//   btf-distill --native FILE [BASE] OUT         FILE (over BASE) as it is, rewritten
+//   btf-distill --native FILE [BASE] OUT         FILE (over BASE) as it is, rewritten; for an
+//                                               ELF file with .BTF.base and a BASE, its .BTF
+//                                               relocated onto BASE (btf__relocate)
 // Everything is written in this machine's byte order: older bpftools read other byte orders
 // only with the classic 24-byte header, which libbpf master no longer writes.
 #include <bpf/btf.h>

@@ -111,6 +111,45 @@ TEST_CASE("distillBase: named types to the base, the rest into the split BTF") {
     CHECK(shared->name(readSplit->getAs<PtrType>(7).type) == "task");
 }
 
+TEST_CASE("relocateSplit: the distilled types stand for the base's, the rest moves up") {
+    Fixture f = makeModule();
+    auto d = btf::distillBase(f.split, "mod.ko");
+    REQUIRE(d);
+    auto r = btf::relocateSplit(d->split, f.base, "mod.ko");
+    REQUIRE(r);
+    // Over the original base: ids continue it; task, int and big are the base's own again.
+    REQUIRE(r->firstId() == 13);
+    REQUIRE(r->endId() == 19);
+    auto mod = r->getAs<StructType>(13);
+    CHECK(r->name(13) == "mod");
+    CHECK(r->getAs<PtrType>(mod.members[0].type).type == 2);
+    CHECK(r->getAs<TypedefType>(mod.members[1].type).type == 1);
+    CHECK(mod.members[3].type == 5);
+    CHECK(r->getAs<PtrType>(14).type == 15);
+    CHECK(r->getAs<StructType>(15).members[0].type == 1);
+
+    // A second 'task' of the same size in the base: which one is meant cannot be told.
+    auto g = std::make_shared<TypeGraph>();
+    g->add(IntType{g->intern("int"), 4, int_encoding::kSigned, 0, 32});
+    g->add(StructType{g->intern("task"), 16, {}});
+    g->add(UnionType{g->intern("task"), 8, {}}); // another kind: not a candidate
+    g->add(StructType{g->intern("task"), 16, {}});
+    g->add(Enum64Type{g->intern("big"), 8, {}});
+    auto ambiguous = btf::relocateSplit(d->split, g, "mod.ko");
+    REQUIRE_FALSE(ambiguous);
+    CHECK(ambiguous.error().message().find("STRUCT 'task' matches several types") !=
+          std::string::npos);
+    // No 'big' of size 8: none stands for it.
+    auto h = std::make_shared<TypeGraph>();
+    h->add(IntType{h->intern("int"), 4, int_encoding::kSigned, 0, 32});
+    h->add(StructType{h->intern("task"), 16, {}});
+    h->add(EnumType{h->intern("big"), 4, {}, false});
+    auto missing = btf::relocateSplit(d->split, h, "mod.ko");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message().find("ENUM 'big' matches no type of the base") !=
+          std::string::npos);
+}
+
 TEST_CASE("distillBase: a base FUNC used by the module is refused; standalone BTF too") {
     Fixture f = makeModule();
     f.split.add(DeclTagType{f.split.intern("tag"), 8, -1, false});

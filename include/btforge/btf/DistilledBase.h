@@ -1,5 +1,5 @@
-// Distilled base BTF (pahole's `distilled_base`, libbpf's btf__distill_base, written to a
-// module's .BTF.base section): split BTF made independent of the exact base it was built over,
+// Distilled base BTF (pahole's `distilled_base`, libbpf's btf__distill_base and btf__relocate,
+// a module's .BTF.base section): split BTF made independent of the exact base it was built over,
 // so a kernel whose vmlinux BTF differs can relocate it at load time.
 //
 // Of the base types the split BTF uses, directly or through other base types:
@@ -33,5 +33,16 @@ struct DistilledBtf {
 
 // `split` must continue a base graph. `sourceName` names the input in errors.
 Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string& sourceName);
+
+// The reverse, as module loading (and libbpf's btf__relocate) does it: `split`, over a distilled
+// base, continued over `base` instead. Each distilled type stands for the one base type of its
+// name that matches it: an INT of the same size and encoding, a FLOAT of the same size, an ENUM
+// or ENUM64 of the same size, a FWD of the same flavour (or the STRUCT or UNION it declares), a
+// STRUCT or UNION of the same kind, and of the same size when the split BTF holds it by value
+// (a member, through typedefs, qualifiers and arrays) or the base has several of that name.
+// None, or several, is an error naming the type.
+Expected<ir::TypeGraph> relocateSplit(const ir::TypeGraph& split,
+                                      std::shared_ptr<const ir::TypeGraph> base,
+                                      const std::string& sourceName);
 
 } // namespace btforge::btf
