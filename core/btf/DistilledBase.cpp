@@ -20,6 +20,10 @@ bool named(const ir::TypeGraph& graph, TypeId id) {
     return graph.nameId(id) != ir::kNoName && !graph.name(id).empty();
 }
 
+bool isComposite(Kind kind) {
+    return kind == Kind::Struct || kind == Kind::Union;
+}
+
 // Where a used base type goes.
 enum class Place : uint8_t { Unused, Base, Split };
 
@@ -71,8 +75,7 @@ Expected<std::vector<Place>> usedBaseTypes(const ir::TypeGraph& split,
         }
         places[ref] = placeOf(split, ref);
         // A named composite is memberless in the distilled base: its members are not needed.
-        const Kind kind = split.kind(ref);
-        if (!((kind == Kind::Struct || kind == Kind::Union) && places[ref] == Place::Base))
+        if (!(isComposite(split.kind(ref)) && places[ref] == Place::Base))
             toFollow.push_back(ref);
     };
     for (TypeId id = split.firstId(); id < split.endId(); ++id)
@@ -113,10 +116,6 @@ uint32_t declaredSize(const ir::TypeGraph& graph, TypeId id) {
             return t.size;
         return 0;
     });
-}
-
-bool isComposite(Kind kind) {
-    return kind == Kind::Struct || kind == Kind::Union;
 }
 
 // The distilled STRUCTs and UNIONs the split BTF holds by value, as a member (through typedefs,
