@@ -52,8 +52,9 @@ po::options_description convertOptions() {
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
         "features", po::value<std::string>(),
         "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
-        "optional feature; layout writes the 2026 kind-layout section; attributes, distilled_base: "
-        "not implemented, warned about)")(
+        "optional feature; layout writes the 2026 kind-layout section; distilled_base writes split "
+        "BTF over a distilled base in .BTF.base, with --elf/--in-place; attributes: not "
+        "implemented, warned about)")(
         "lang-exclude", po::value<std::string>()->default_value("rust"),
         "skip DWARF units of these languages (comma-separated; '' for none)")(
         "report-skipped", po::value<std::string>(),

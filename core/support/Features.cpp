@@ -38,7 +38,7 @@ std::optional<Feature> FeatureSet::find(std::string_view word) {
 }
 
 bool FeatureSet::implemented(Feature f) {
-    return f != Feature::DistilledBase && f != Feature::Attributes;
+    return f != Feature::Attributes;
 }
 
 FeatureSet FeatureSet::defaults() {
@@ -63,12 +63,13 @@ Expected<FeatureSet> FeatureSet::parse(std::span<const std::string> names) {
                 set.bits_ |= defaults().bits_;
                 continue;
             }
-            // Every feature btforge implements, but the layout section: a file format that
-            // older kernels and libbpf refuse is asked for by name.
+            // Every feature btforge implements, but those that change the output's form (the
+            // layout section, which older kernels and libbpf refuse, and .BTF.base): asked for
+            // by name.
             if (word == "all") {
                 for (size_t i = 0; i < kNames.size(); ++i) {
                     auto f = static_cast<Feature>(i);
-                    if (implemented(f) && f != Feature::Layout)
+                    if (implemented(f) && f != Feature::Layout && f != Feature::DistilledBase)
                         set.set(f);
                 }
                 continue;

@@ -26,7 +26,8 @@ enum class Feature : uint8_t {
     GlobalVar,         // every global variable, one DATASEC per section (BTF input: from the
                        // ELF symbol table, docs/amending.md)
     TrueSignature,     // keep functions whose signature the compiler changed (docs/functions.md)
-    DistilledBase,     // (not implemented: refused or warned about, see implemented())
+    DistilledBase,     // split BTF written into an ELF file over a distilled base, in .BTF.base
+                       // (btf/DistilledBase.h)
     Attributes,        // (not implemented)
     Layout,            // the 2026 BTF format: kind-layout section, 24-bit vlen (BtfWriter.h)
     ReproducibleBuild, // a no-op: btforge output never depends on scheduling
@@ -40,7 +41,7 @@ public:
     static FeatureSet defaults();
     // Comma-separated words or a list; "default" and "all" (every implemented one) name sets,
     // "none" adds nothing (an empty set, where no names at all mean the defaults). Unknown names
-    // are an error.
+    // are an error. "all" leaves out layout and distilled_base, which change the output's form.
     static Expected<FeatureSet> parse(std::span<const std::string> names);
     // The feature named `word` (pahole's names only, no sets); nullopt if there is none.
     static std::optional<Feature> find(std::string_view word);

@@ -1,5 +1,7 @@
-// Loader "btf": raw BTF files, the .BTF section of ELF files, /sys/kernel/btf/*, split BTF.
+// Loader "btf": raw BTF files, the .BTF section of ELF files (over the file's .BTF.base when it has
+// one, relocated onto the base when one is given), /sys/kernel/btf/*, split BTF.
 #include "btforge/btf/BtfReader.h"
+#include "btforge/btf/DistilledBase.h"
 #include "btforge/elf/ElfSections.h"
 #include "btforge/plugin/Plugin.h"
 #include "btforge/support/MappedFile.h"
@@ -32,7 +34,23 @@ public:
         if (!*section)
             return Error::badInput(request.path + ": ELF file has no .BTF section");
         options.sourceName = request.path + ": .BTF";
-        return btf::readBtf(**section, options);
+        auto distilled = elf::readSection(file->bytes(), request.path, ".BTF.base");
+        if (!distilled)
+            return std::move(distilled).error();
+        if (!*distilled)
+            return btf::readBtf(**section, options);
+        // A module's .BTF is split over its distilled base; over another base (-B) it is
+        // relocated onto that one, as libbpf and the kernel do.
+        auto base = btf::readBtf(**distilled, {request.path + ": .BTF.base", nullptr,
+                                               options.funcAddresses, options.warning});
+        if (!base)
+            return std::move(base).error();
+        auto target = std::move(options.base);
+        options.base = std::make_shared<const ir::TypeGraph>(std::move(*base));
+        auto split = btf::readBtf(**section, options);
+        if (!split || !target)
+            return split;
+        return btf::relocateSplit(*split, std::move(target), request.path);
     }
 };
 

@@ -97,7 +97,7 @@ echo "refusals:"
 refused "'--no_such_option'" -J --no_such_option --btf_encode_detached="$work/refused.btf" "$input"
 refused "'no_such_feature'" -J --btf_features_strict=var,no_such_feature \
     --btf_encode_detached="$work/refused.btf" "$input"
-refused "'distilled_base' is not implemented" -J --btf_features_strict=+distilled_base \
+refused "'attributes' is not implemented" -J --btf_features_strict=+attributes \
     --btf_encode_detached="$work/refused.btf" "$input"
 refused "-J or --btf_encode_detached" "$input"
 refused "more than one input" -J --btf_encode_detached="$work/refused.btf" "$input" "$input"
