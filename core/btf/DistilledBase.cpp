@@ -1,7 +1,6 @@
 #include "btforge/btf/DistilledBase.h"
 
-#include "../amend/Rebuild.h"
-#include "../dedup/TypeLabel.h"
+#include "../ir/TypeWalk.h"
 
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/BtfWriter.h"
@@ -79,11 +78,11 @@ Expected<std::vector<Place>> usedBaseTypes(const ir::TypeGraph& split,
             toFollow.push_back(ref);
     };
     for (TypeId id = split.firstId(); id < split.endId(); ++id)
-        amend::detail::forEachReference(split, id, [&](TypeId ref) { use(id, ref); });
+        ir::forEachReference(split, id, [&](TypeId ref) { use(id, ref); });
     while (!toFollow.empty() && !error) {
         const TypeId id = toFollow.back();
         toFollow.pop_back();
-        amend::detail::forEachReference(split, id, [&](TypeId ref) { use(id, ref); });
+        ir::forEachReference(split, id, [&](TypeId ref) { use(id, ref); });
     }
     if (error)
         return std::move(*error);
@@ -92,7 +91,7 @@ Expected<std::vector<Place>> usedBaseTypes(const ir::TypeGraph& split,
 
 // What a used base type becomes in the distilled base.
 ir::TypeView distilled(const ir::TypeGraph& from, TypeId id, ir::TypeGraph& to,
-                       dedup::detail::ListScratch& scratch) {
+                       ir::ListScratch& scratch) {
     const ir::StrId name = to.intern(from.name(id));
     switch (from.kind(id)) {
     case Kind::Struct:
@@ -104,7 +103,7 @@ ir::TypeView distilled(const ir::TypeGraph& from, TypeId id, ir::TypeGraph& to,
     case Kind::Enum64:
         return ir::EnumType{name, from.getAs<ir::Enum64Type>(id).size, {}, false};
     default: // INT, FLOAT, FWD: no references
-        return dedup::detail::rewrite(
+        return ir::rewrite(
             from, from.get(id), to, [](TypeId ref) { return ref; }, scratch);
     }
 }
@@ -125,7 +124,7 @@ std::vector<bool> heldByValue(const ir::TypeGraph& split) {
     for (TypeId id = split.firstId(); id < split.endId(); ++id) {
         if (!isComposite(split.kind(id)))
             continue;
-        amend::detail::forEachReference(split, id, [&](TypeId member) {
+        ir::forEachReference(split, id, [&](TypeId member) {
             for (TypeId t = member; t != ir::kVoidType;) {
                 switch (split.kind(t)) {
                 case Kind::Const:
@@ -236,9 +235,9 @@ Expected<ir::TypeGraph> relocateSplit(const ir::TypeGraph& split,
     ir::TypeGraph out(std::move(base));
     out.setTargetAs(split);
     out.reserve(split.ownCount());
-    dedup::detail::ListScratch scratch;
+    ir::ListScratch scratch;
     for (TypeId id = split.firstId(); id < split.endId(); ++id)
-        out.add(dedup::detail::rewrite(split, split.get(id), out, mapRef, scratch));
+        out.add(ir::rewrite(split, split.get(id), out, mapRef, scratch));
     return out;
 }
 
@@ -253,7 +252,7 @@ Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string
     ir::TypeGraph base;
     base.setTargetAs(split);
     std::vector<TypeId> newIds(baseEnd, ir::kVoidType);
-    dedup::detail::ListScratch scratch;
+    ir::ListScratch scratch;
     for (TypeId id = 1; id < baseEnd; ++id) {
         if ((*places)[id] == Place::Base)
             newIds[id] = base.add(distilled(split, id, base, scratch));
@@ -283,10 +282,10 @@ Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string
     out.split.setTargetAs(split);
     out.split.reserve(next - splitFirst);
     for (TypeId id = split.firstId(); id < split.endId(); ++id)
-        out.split.add(dedup::detail::rewrite(split, split.get(id), out.split, mapRef, scratch));
+        out.split.add(ir::rewrite(split, split.get(id), out.split, mapRef, scratch));
     for (TypeId id = 1; id < baseEnd; ++id) {
         if ((*places)[id] == Place::Split)
-            out.split.add(dedup::detail::rewrite(split, split.get(id), out.split, mapRef, scratch));
+            out.split.add(ir::rewrite(split, split.get(id), out.split, mapRef, scratch));
     }
     return out;
 }
