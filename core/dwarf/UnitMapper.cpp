@@ -725,10 +725,20 @@ private:
             unmapped(die, "function of more than 65,535 parameters, BTF's limit; left out");
             return;
         }
-        // clang units are not checked: clang describes moved parameters with DW_CC_nocall.
+        // Units of every producer are checked: clang marks the functions whose signature it
+        // changed with DW_CC_nocall, but older versions do not, and moved parameters show in
+        // the entry locations either way.
         std::optional<ArgumentRegisters> registers;
-        if (convention_ && !unit_.isClang())
+        // The signature the code really has (true_signature): the parameters still arriving
+        // in a register, in declared order, each where the convention puts it among them.
+        std::optional<ArgumentRegisters> arriving;
+        if (convention_) {
             registers.emplace(*convention_);
+            arriving.emplace(*convention_);
+        }
+        bool trueSignatureKnown = convention_ != nullptr;
+        bool anyArriving = false;
+        size_t lastArriving = 0; // declared position
         bool anyAggregate = false;
         bool anyUnexpected = false;
         for (size_t p = 0; p < params.size(); ++p) {
@@ -745,20 +755,31 @@ private:
             po.type = resolve(type);
             ArgumentShape shape = argumentShape(type);
             anyAggregate |= shape.isAggregate;
+            size_t position = p;
             if (origin) {
                 auto it = std::find(declared.begin(), declared.end(), indexOf(*origin));
-                if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
+                if (it != declared.end())
+                    position = static_cast<size_t>(it - declared.begin());
+                if (position != p)
                     fo.facts |= kFunctionReorderedParams;
             }
+            const int reg = param.has(kHasLocation) ? argumentRegister(param) : -1;
             int expected = registers ? registers->next(shape) : ArgumentRegisters::kNotInRegister;
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
             } else if (expected != ArgumentRegisters::kNotInRegister) {
-                int reg = argumentRegister(param);
                 if (reg < 0)
                     po.facts |= kParamOptimizedOut;
                 else if (reg != expected)
                     po.facts |= kParamUnexpectedRegister;
+            }
+            if (reg < 0) {
+                po.facts |= kParamNotArriving; // no location, a constant, or not a register
+            } else if (trueSignatureKnown) {
+                trueSignatureKnown = !shape.isAggregate && arriving->next(shape) == reg &&
+                                     (!anyArriving || position > lastArriving);
+                anyArriving = true;
+                lastArriving = position;
             }
             if (po.facts & kParamOptimizedOut)
                 fo.facts |= kFunctionOptimizedParams;
@@ -769,6 +790,8 @@ private:
         // follow closely enough (classification by member types, alignment).
         if (anyUnexpected && !anyAggregate)
             fo.facts |= kFunctionUnexpectedRegister;
+        if (trueSignatureKnown)
+            fo.facts |= kFunctionTrueSignatureKnown;
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
         for (const Die* d : f.chain) {
             bool varargs = false;
