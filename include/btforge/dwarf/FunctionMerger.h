@@ -20,15 +20,15 @@ struct FunctionDecision {
     // The instance whose prototype the FUNC takes (the first in unit order), or null if skipped.
     const FunctionObservation* chosen = nullptr;
     std::string_view skipReason; // empty when emitted
-    // The FUNC takes only the parameters that arrive (not kParamNotArriving): true_signature
-    // for code the compiler re-signatured.
-    bool trueSignature = false;
-    std::string detail;   // what disagrees, and where (DIE offsets), for the skip report
-    size_t instances = 0; // observations of this name (at this address, per address)
-    size_t addresses = 0; // distinct ELF addresses of this name
+    std::string detail;          // what disagrees, and where (DIE offsets), for the skip report
+    size_t instances = 0;        // observations of this name (at this address, per address)
+    size_t addresses = 0;        // distinct ELF addresses of this name
     // Per address: the ELF address this decision is about (its symbol's value). Per name: the
     // name's one address when it has exactly one.
     std::optional<uint64_t> address;
+    // The FUNC takes only the parameters that arrive (not kParamNotArriving): true_signature
+    // for code the compiler re-signatured.
+    bool trueSignature = false;
 };
 
 enum class FunctionGranularity {
