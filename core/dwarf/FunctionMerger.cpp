@@ -158,9 +158,10 @@ public:
             d.skipReason = "ambiguous address";
         else if (trueSignature(chosenAt))
             d.trueSignature = true;
-        else if (signatureChanged(chosenAt))
+        else if (signatureChanged(chosenAt)) {
             d.skipReason = "optimized parameters";
-        else if (facts & kFunctionReorderedParams)
+            d.detail = missingParameters(chosen, places_.symbolNameAt(where[chosenAt]));
+        } else if (facts & kFunctionReorderedParams)
             d.skipReason = "reordered parameters";
         else if (!difference.empty() && features_.has(Feature::ConsistentFunc)) {
             d.skipReason = "inconsistent prototype";
@@ -178,6 +179,21 @@ public:
     }
 
 private:
+    // Which parameters re-signatured code does without, and what says it was re-signatured.
+    std::string missingParameters(const FunctionObservation& f, std::string_view symbol) const {
+        std::string missing;
+        size_t count = 0;
+        auto params = obs_.paramsOf(f);
+        for (size_t i = 0; i < params.size(); ++i) {
+            if (params[i].facts & kParamOptimizedOut)
+                missing += (count++ ? ", " : "") + std::to_string(i) + " '" +
+                           std::string(params[i].name) + "'";
+        }
+        return (count > 1 ? "parameters " : "parameter ") + missing + " in no register at entry of " +
+               (symbol.empty() ? "code marked DW_CC_nocall" : std::string(symbol)) + " (DIE " +
+               hex(f.die) + ")";
+    }
+
     const ir::TypeGraph& graph_;
     const UnitObservations& obs_;
     const SymbolPlaces& places_;

@@ -787,8 +787,9 @@ private:
             obs.params.push_back(po);
         }
         // An aggregate argument shifts what follows in ways the register model does not
-        // follow closely enough (classification by member types, alignment).
-        if (anyUnexpected && !anyAggregate)
+        // follow closely enough (classification by member types, alignment); but where clang
+        // says it changed the convention (DW_CC_nocall), an unexpected register is that change.
+        if (anyUnexpected && (!anyAggregate || (fo.facts & kFunctionNoCall)))
             fo.facts |= kFunctionUnexpectedRegister;
         if (trueSignatureKnown)
             fo.facts |= kFunctionTrueSignatureKnown;
