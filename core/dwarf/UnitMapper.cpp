@@ -649,6 +649,19 @@ private:
         return param.entryValueRegister == 0xff ? -1 : param.entryValueRegister;
     }
 
+    // Whether the DWARF gives a parameter's value without the caller passing it: a constant,
+    // or an address.
+    bool valueKnown(const Die& param) const {
+        if (param.has(kHasConstValue))
+            return true;
+        auto ops = unit_.location(param);
+        if (ops.empty())
+            return false;
+        const uint8_t atom = ops[0].atom;
+        return atom == DW_OP_addr || (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) ||
+               (atom >= DW_OP_const1u && atom <= DW_OP_consts) || atom == DW_OP_implicit_value;
+    }
+
     // A parameter's type as the calling convention sees it, through typedefs and qualifiers.
     ArgumentShape argumentShape(DieOffset type) const {
         ArgumentShape shape;
@@ -677,6 +690,7 @@ private:
             }
             bool pointerLike = d->tag == DW_TAG_pointer_type || d->tag == DW_TAG_reference_type ||
                                d->tag == DW_TAG_rvalue_reference_type;
+            shape.isPointer = pointerLike;
             shape.size = d->has(kHasByteSize) ? d->byteSize
                          : pointerLike        ? unit_.addressSize
                                               : byteSizeOf(d->type);
@@ -775,6 +789,11 @@ private:
             }
             if (reg < 0) {
                 po.facts |= kParamNotArriving; // no location, a constant, or not a register
+                // A pointer or aggregate the code does not receive may have been replaced by
+                // what it points to or by its members (gcc's IPA-SRA, clang's argument
+                // promotion), which arrive undescribed; unless the DWARF gives its value.
+                if ((shape.isPointer || shape.isAggregate) && !valueKnown(param))
+                    trueSignatureKnown = false;
             } else if (trueSignatureKnown) {
                 trueSignatureKnown = !shape.isAggregate && arriving->next(shape) == reg &&
                                      (!anyArriving || position > lastArriving);
