@@ -662,6 +662,11 @@ private:
                (atom >= DW_OP_const1u && atom <= DW_OP_consts) || atom == DW_OP_implicit_value;
     }
 
+    bool inFrame(const Die& param) const {
+        auto ops = unit_.location(param);
+        return !ops.empty() && ops[0].atom == DW_OP_fbreg;
+    }
+
     // A parameter's type as the calling convention sees it, through typedefs and qualifiers.
     ArgumentShape argumentShape(DieOffset type) const {
         ArgumentShape shape;
@@ -787,7 +792,9 @@ private:
                 else if (reg != expected)
                     po.facts |= kParamUnexpectedRegister;
             }
-            if (reg < 0) {
+            // In the caller's frame at entry: passed in memory, if the convention says so too.
+            const bool inMemory = reg < 0 && inFrame(param);
+            if (reg < 0 && !inMemory) {
                 po.facts |= kParamNotArriving; // no location, a constant, or not a register
                 // A pointer or aggregate the code does not receive may have been replaced by
                 // what it points to or by its members (gcc's IPA-SRA, clang's argument
@@ -795,7 +802,9 @@ private:
                 if ((shape.isPointer || shape.isAggregate) && !valueKnown(param))
                     trueSignatureKnown = false;
             } else if (trueSignatureKnown) {
-                trueSignatureKnown = !shape.isAggregate && arriving->next(shape) == reg &&
+                const int slot = arriving->next(shape);
+                trueSignatureKnown = (inMemory ? slot == ArgumentRegisters::kNotInRegister
+                                               : !shape.isAggregate && slot == reg) &&
                                      (!anyArriving || position > lastArriving);
                 anyArriving = true;
                 lastArriving = position;
