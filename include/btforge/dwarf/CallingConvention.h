@@ -37,8 +37,8 @@ const CallingConvention* callingConventionOf(const elf::Target& target);
 struct ArgumentShape {
     uint64_t size = 0;
     bool isAggregate = false; // struct, union or class by value
-    bool isPointer = false;   // or a reference
     bool isFloat = false;
+    bool isPointer = false; // or a reference
 };
 
 // Assigns a function's arguments to registers in order, as the convention does.
