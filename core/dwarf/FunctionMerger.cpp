@@ -189,7 +189,8 @@ private:
                 missing += (count++ ? ", " : "") + std::to_string(i) + " '" +
                            std::string(params[i].name) + "'";
         }
-        return (count > 1 ? "parameters " : "parameter ") + missing + " in no register at entry of " +
+        return (count > 1 ? "parameters " : "parameter ") + missing +
+               " in no register at entry of " +
                (symbol.empty() ? "code marked DW_CC_nocall" : std::string(symbol)) + " (DIE " +
                hex(f.die) + ")";
     }
