@@ -261,7 +261,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
                                      DwarfConversionReport& report) {
     if (const CallingConvention* cc = callingConventionOf(elf.target()))
         report.registerCheck = "made for " + elf.target().describe() + " against the " +
-                               std::string(cc->name) + " argument registers (units built by gcc)";
+                               std::string(cc->name) + " argument registers";
     else
         report.registerCheck =
             "not made: btforge knows no calling convention for " + elf.target().describe();

@@ -21,11 +21,15 @@ class FunctionEmitter {
 public:
     explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph), appender_(graph) {}
 
+    // `arrivingOnly`: the code's true signature, without the parameters that do not arrive.
+    // Its parameters' tags are left out: they are numbered by the declared positions.
     TypeId emit(std::string_view name, const FunctionObservation& f, const UnitObservations& obs,
-                bool withTags, std::optional<uint64_t> address) {
+                bool withTags, bool arrivingOnly, std::optional<uint64_t> address) {
         params_.clear();
-        for (const ParamObservation& p : obs.paramsOf(f))
-            params_.push_back({graph_.intern(p.name), p.type});
+        for (const ParamObservation& p : obs.paramsOf(f)) {
+            if (!arrivingOnly || !(p.facts & kParamNotArriving))
+                params_.push_back({graph_.intern(p.name), p.type});
+        }
         if (f.facts & kFunctionVarargs)
             params_.push_back({ir::kNoName, ir::kVoidType});
         // Static linkage for all, as pahole writes kernel BTF: what matters to a tracer is the
@@ -33,8 +37,10 @@ public:
         TypeId func = appender_.addFunction(name, appender_.proto(f.returnType, params_),
                                             ir::FuncLinkage::Static, address);
         if (withTags) {
-            for (const TagObservation& t : obs.tagsOf(f))
-                graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
+            for (const TagObservation& t : obs.tagsOf(f)) {
+                if (!arrivingOnly || t.componentIndex < 0)
+                    graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
+            }
         }
         return func;
     }
@@ -116,8 +122,8 @@ private:
     TypeId emit(const FunctionDecision& d, std::optional<uint64_t> address) {
         const FunctionObservation& f = written_.functions[d.chosen - all_.functions.data()];
         ++report_.functions;
-        TypeId func =
-            emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag), address);
+        TypeId func = emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag),
+                                    d.trueSignature, address);
         tagKfunc(output_, func, d.name, kfuncs_);
         return func;
     }

@@ -54,15 +54,23 @@ bool isSignatureChangingClone(const elf::ElfFunction& symbol) {
 struct SymbolPlaces {
     std::vector<std::pair<SectionOffset, uint64_t>> all; // sorted, one per place
     std::vector<SectionOffset> clones;
+    std::vector<SectionOffset> plain;                                 // the name itself is there
+    std::vector<std::pair<SectionOffset, std::string_view>> suffixed; // foo.isra.0 is there
 
     void collect(std::span<const elf::ElfFunction> symbols, const elf::ElfSymbolTable& elf) {
         all.clear();
         clones.clear();
+        plain.clear();
+        suffixed.clear();
         for (const elf::ElfFunction& s : symbols) {
             SectionOffset place{s.section, elf.offsetInSection(s.address, s.section)};
             all.emplace_back(place, s.address);
             if (isSignatureChangingClone(s))
                 clones.push_back(place);
+            if (s.symbolName == s.name)
+                plain.push_back(place);
+            else
+                suffixed.emplace_back(place, s.symbolName);
         }
         std::sort(all.begin(), all.end());
         all.erase(std::unique(all.begin(), all.end(),
@@ -79,6 +87,17 @@ struct SymbolPlaces {
     bool isClone(const std::optional<SectionOffset>& p) const {
         return p && std::binary_search(clones.begin(), clones.end(), *p);
     }
+    // The name the code at `p` really has: its suffixed symbol's when no symbol of the plain
+    // name is there too (the first in the symbol table), else empty.
+    std::string_view symbolNameAt(const std::optional<SectionOffset>& p) const {
+        if (!p || std::find(plain.begin(), plain.end(), *p) != plain.end())
+            return {};
+        for (const auto& [place, name] : suffixed) {
+            if (place == *p)
+                return name;
+        }
+        return {};
+    }
 };
 
 // One decision over the instances a FUNC would describe: `members` are positions in `group`.
@@ -92,10 +111,19 @@ public:
                             std::span<const std::optional<SectionOffset>> where,
                             std::span<const size_t> members, bool ambiguous) const {
         const auto& functions = obs_.functions;
+        auto resignatured = [&](size_t k) {
+            return (functions[group[k]].facts & kFunctionNoCall) || places_.isClone(where[k]);
+        };
         auto signatureChanged = [&](size_t k) {
-            const FunctionObservation& f = functions[group[k]];
-            return (f.facts & kFunctionOptimizedParams) &&
-                   ((f.facts & kFunctionNoCall) || places_.isClone(where[k]));
+            return (functions[group[k]].facts & kFunctionOptimizedParams) && resignatured(k);
+        };
+        // With true_signature, code the compiler re-signatured is described as it is: the
+        // parameters that still arrive, when the DWARF shows each where the convention puts it.
+        auto trueSignature = [&](size_t k) {
+            const uint16_t facts = functions[group[k]].facts;
+            return features_.has(Feature::TrueSignature) && resignatured(k) &&
+                   (facts & (kFunctionOptimizedParams | kFunctionReorderedParams)) &&
+                   (facts & kFunctionTrueSignatureKnown);
         };
         // The prototype comes from an instance whose code is at one of the symbols, preferring
         // one the compiler did not re-signature; abstract instances only when nothing better.
@@ -128,21 +156,45 @@ public:
         // pahole's precedence, so skip lists compare: the most fundamental reason wins.
         if (ambiguous)
             d.skipReason = "ambiguous address";
-        else if (signatureChanged(chosenAt) && !features_.has(Feature::TrueSignature))
+        else if (trueSignature(chosenAt))
+            d.trueSignature = true;
+        else if (signatureChanged(chosenAt)) {
             d.skipReason = "optimized parameters";
-        else if (facts & kFunctionReorderedParams)
+            d.detail = missingParameters(chosen, places_.symbolNameAt(where[chosenAt]));
+        } else if (facts & kFunctionReorderedParams)
             d.skipReason = "reordered parameters";
         else if (!difference.empty() && features_.has(Feature::ConsistentFunc)) {
             d.skipReason = "inconsistent prototype";
             d.detail = std::move(difference);
         } else if (facts & kFunctionUnexpectedRegister)
             d.skipReason = "unexpected register usage for parameter";
-        else
+        if (d.skipReason.empty()) {
             d.chosen = &chosen;
+            // The symbol's own name, so the FUNC names what the symbol table (kallsyms) has.
+            std::string_view symbol = places_.symbolNameAt(where[chosenAt]);
+            if (features_.has(Feature::TrueSignature) && !symbol.empty())
+                d.name = symbol;
+        }
         return d;
     }
 
 private:
+    // Which parameters re-signatured code does without, and what says it was re-signatured.
+    std::string missingParameters(const FunctionObservation& f, std::string_view symbol) const {
+        std::string missing;
+        size_t count = 0;
+        auto params = obs_.paramsOf(f);
+        for (size_t i = 0; i < params.size(); ++i) {
+            if (params[i].facts & kParamOptimizedOut)
+                missing += (count++ ? ", " : "") + std::to_string(i) + " '" +
+                           std::string(params[i].name) + "'";
+        }
+        return (count > 1 ? "parameters " : "parameter ") + missing +
+               " in no register at entry of " +
+               (symbol.empty() ? "code marked DW_CC_nocall" : std::string(symbol)) + " (DIE " +
+               hex(f.die) + ")";
+    }
+
     const ir::TypeGraph& graph_;
     const UnitObservations& obs_;
     const SymbolPlaces& places_;

@@ -563,6 +563,24 @@ private:
         return param.entryValueRegister == 0xff ? -1 : param.entryValueRegister;
     }
 
+    // Whether the DWARF gives a parameter's value without the caller passing it: a constant,
+    // or an address.
+    bool valueKnown(const Die& param) const {
+        if (param.has(kHasConstValue))
+            return true;
+        auto ops = unit_.location(param);
+        if (ops.empty())
+            return false;
+        const uint8_t atom = ops[0].atom;
+        return atom == DW_OP_addr || (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) ||
+               (atom >= DW_OP_const1u && atom <= DW_OP_consts) || atom == DW_OP_implicit_value;
+    }
+
+    bool inFrame(const Die& param) const {
+        auto ops = unit_.location(param);
+        return !ops.empty() && ops[0].atom == DW_OP_fbreg;
+    }
+
     // A parameter's type as the calling convention sees it, through typedefs and qualifiers.
     ArgumentShape argumentShape(DieOffset type) const {
         ArgumentShape shape;
@@ -591,6 +609,7 @@ private:
             }
             bool pointerLike = d->tag == DW_TAG_pointer_type || d->tag == DW_TAG_reference_type ||
                                d->tag == DW_TAG_rvalue_reference_type;
+            shape.isPointer = pointerLike;
             shape.size = d->has(kHasByteSize) ? d->byteSize
                          : pointerLike        ? unit_.addressSize
                                               : byteSizeOf(d->type);
@@ -639,10 +658,20 @@ private:
             unmapped(die, "function of more than 65,535 parameters, BTF's limit; left out");
             return;
         }
-        // clang units are not checked: clang describes moved parameters with DW_CC_nocall.
+        // Units of every producer are checked: clang marks the functions whose signature it
+        // changed with DW_CC_nocall, but older versions do not, and moved parameters show in
+        // the entry locations either way.
         std::optional<ArgumentRegisters> registers;
-        if (convention_ && !unit_.isClang())
+        // The signature the code really has (true_signature): the parameters still arriving
+        // in a register, in declared order, each where the convention puts it among them.
+        std::optional<ArgumentRegisters> arriving;
+        if (convention_) {
             registers.emplace(*convention_);
+            arriving.emplace(*convention_);
+        }
+        bool trueSignatureKnown = convention_ != nullptr;
+        bool anyArriving = false;
+        size_t lastArriving = 0; // declared position
         bool anyAggregate = false;
         bool anyUnexpected = false;
         for (size_t p = 0; p < params.size(); ++p) {
@@ -659,20 +688,40 @@ private:
             po.type = resolve(type);
             ArgumentShape shape = argumentShape(type);
             anyAggregate |= shape.isAggregate;
+            size_t position = p;
             if (origin) {
                 auto it = std::find(declared.begin(), declared.end(), indexOf(*origin));
-                if (it != declared.end() && static_cast<size_t>(it - declared.begin()) != p)
+                if (it != declared.end())
+                    position = static_cast<size_t>(it - declared.begin());
+                if (position != p)
                     fo.facts |= kFunctionReorderedParams;
             }
+            const int reg = param.has(kHasLocation) ? argumentRegister(param) : -1;
             int expected = registers ? registers->next(shape) : ArgumentRegisters::kNotInRegister;
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
             } else if (expected != ArgumentRegisters::kNotInRegister) {
-                int reg = argumentRegister(param);
                 if (reg < 0)
                     po.facts |= kParamOptimizedOut;
                 else if (reg != expected)
                     po.facts |= kParamUnexpectedRegister;
+            }
+            // In the caller's frame at entry: passed in memory, if the convention says so too.
+            const bool inMemory = reg < 0 && inFrame(param);
+            if (reg < 0 && !inMemory) {
+                po.facts |= kParamNotArriving; // no location, a constant, or not a register
+                // A pointer or aggregate the code does not receive may have been replaced by
+                // what it points to or by its members (gcc's IPA-SRA, clang's argument
+                // promotion), which arrive undescribed; unless the DWARF gives its value.
+                if ((shape.isPointer || shape.isAggregate) && !valueKnown(param))
+                    trueSignatureKnown = false;
+            } else if (trueSignatureKnown) {
+                const int slot = arriving->next(shape);
+                trueSignatureKnown = (inMemory ? slot == ArgumentRegisters::kNotInRegister
+                                               : !shape.isAggregate && slot == reg) &&
+                                     (!anyArriving || position > lastArriving);
+                anyArriving = true;
+                lastArriving = position;
             }
             if (po.facts & kParamOptimizedOut)
                 fo.facts |= kFunctionOptimizedParams;
@@ -680,9 +729,12 @@ private:
             obs.params.push_back(po);
         }
         // An aggregate argument shifts what follows in ways the register model does not
-        // follow closely enough (classification by member types, alignment).
-        if (anyUnexpected && !anyAggregate)
+        // follow closely enough (classification by member types, alignment); but where clang
+        // says it changed the convention (DW_CC_nocall), an unexpected register is that change.
+        if (anyUnexpected && (!anyAggregate || (fo.facts & kFunctionNoCall)))
             fo.facts |= kFunctionUnexpectedRegister;
+        if (trueSignatureKnown)
+            fo.facts |= kFunctionTrueSignatureKnown;
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;
         for (const Die* d : f.chain) {
             bool varargs = false;

@@ -25,7 +25,8 @@ enum class Feature : uint8_t {
     DeclTagKfuncs,     // DECL_TAG 'bpf_kfunc' on kfuncs
     GlobalVar,         // every global variable, one DATASEC per section (BTF input: from the
                        // ELF symbol table, docs/amending.md)
-    TrueSignature,     // keep functions whose signature the compiler changed (docs/functions.md)
+    TrueSignature,     // re-signatured code as it is: its symbol, its arriving parameters
+                       // (docs/functions.md)
     DistilledBase,     // split BTF written into an ELF file over a distilled base, in .BTF.base
                        // (btf/DistilledBase.h)
     Attributes,        // (not implemented)

@@ -38,6 +38,7 @@ struct ArgumentShape {
     uint64_t size = 0;
     bool isAggregate = false; // struct, union or class by value
     bool isFloat = false;
+    bool isPointer = false; // or a reference
 };
 
 // Assigns a function's arguments to registers in order, as the convention does.

@@ -26,6 +26,9 @@ struct FunctionDecision {
     // Per address: the ELF address this decision is about (its symbol's value). Per name: the
     // name's one address when it has exactly one.
     std::optional<uint64_t> address;
+    // The FUNC takes only the parameters that arrive (not kParamNotArriving): true_signature
+    // for code the compiler re-signatured.
+    bool trueSignature = false;
 };
 
 enum class FunctionGranularity {

@@ -17,6 +17,7 @@ namespace btforge::dwarf {
 enum ParamFact : uint8_t {
     kParamOptimizedOut = 1u << 0, // the concrete instance has no location for it, or dropped it
     kParamUnexpectedRegister = 1u << 1, // at entry it is not where the calling convention puts it
+    kParamNotArriving = 1u << 2, // at entry it is in no register: not part of the code's signature
 };
 
 enum FunctionFact : uint16_t {
@@ -26,6 +27,9 @@ enum FunctionFact : uint16_t {
     kFunctionReorderedParams = 1u << 3,
     kFunctionNoCall = 1u << 4, // DW_CC_nocall: the compiler changed the calling convention
     kFunctionVarargs = 1u << 5,
+    // The parameters not kParamNotArriving are in declared order, none an aggregate, each in
+    // the register the calling convention gives it among them: the signature the code has.
+    kFunctionTrueSignatureKnown = 1u << 6,
 };
 
 struct ParamObservation {
