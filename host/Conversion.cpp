@@ -1,17 +1,17 @@
 #include "Conversion.h"
 
 #include "SameFiles.h"
+#include "amend/FeatureDowngrade.h"
+#include "amend/GlobalVariables.h"
+#include "amend/TypeSelection.h"
+#include "elf/ElfSectionWriter.h"
+#include "elf/ElfSymbolTable.h"
+#include "support/OutputFile.h"
 
 #include "btforge/Features.h"
-#include "btforge/amend/FeatureDowngrade.h"
-#include "btforge/amend/GlobalVariables.h"
-#include "btforge/amend/TypeSelection.h"
 #include "btforge/btf/FuncAddrExtension.h"
-#include "btforge/elf/ElfSectionWriter.h"
 #include "btforge/elf/ElfSections.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/support/MappedFile.h"
-#include "btforge/support/OutputFile.h"
 
 #include <cerrno>
 #include <cstring>

@@ -4,7 +4,7 @@
 // (same structural hash) decides equivalence exactly: it must pair labels that match and may
 // never pair one unit type with two merged types. Unit types no walk matched are equivalent to
 // nothing merged; they are minimised among themselves and appended, one type per class.
-#include "btforge/dedup/GraphMerger.h"
+#include "dedup/GraphMerger.h"
 
 #include "HashIndex.h"
 #include "PartitionRefinement.h"

@@ -7,7 +7,8 @@
 // hashes of an unambiguous encoding, about 2^-128 per pair of labels compared.
 #pragma once
 
-#include "btforge/dedup/RefGraph.h"
+#include "dedup/RefGraph.h"
+
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>

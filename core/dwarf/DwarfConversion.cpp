@@ -1,11 +1,11 @@
-#include "btforge/dwarf/DwarfConversion.h"
+#include "dwarf/DwarfConversion.h"
 
 #include "../dedup/TypeLabel.h"
+#include "dedup/GraphMerger.h"
+#include "dwarf/FunctionMerger.h"
+#include "elf/KfuncSets.h"
 
 #include "btforge/btf/FuncAddrExtension.h"
-#include "btforge/dedup/GraphMerger.h"
-#include "btforge/dwarf/FunctionMerger.h"
-#include "btforge/elf/KfuncSets.h"
 #include "btforge/ir/FunctionAppender.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "btforge/dwarf/UnitMapper.h"
+#include "dwarf/UnitMapper.h"
 
 #include "btforge/btf/BtfFormat.h"
 

@@ -1,6 +1,6 @@
 #include "btforge/ir/StringPool.h"
 
-#include "btforge/support/Prefetch.h"
+#include "support/Prefetch.h"
 
 #include <algorithm>
 #include <cstring>

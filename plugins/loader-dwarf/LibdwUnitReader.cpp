@@ -4,7 +4,6 @@
 #include "LocationDecoder.h"
 
 #include "btforge/dwarf/ReaderRules.h"
-#include "btforge/dwarf/UnitMapper.h"
 #include "btforge/support/Hex.h"
 #include "btforge/support/MappedFile.h"
 

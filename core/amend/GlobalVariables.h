@@ -10,7 +10,8 @@
 // address: the existing VAR, else the first by name), as the kernel refuses overlapping entries.
 #pragma once
 
-#include "btforge/elf/ElfSymbolTable.h"
+#include "elf/ElfSymbolTable.h"
+
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>

@@ -3,7 +3,8 @@
 // section, and the section table.
 #pragma once
 
-#include "btforge/elf/Target.h"
+#include "elf/Target.h"
+
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
 
