@@ -3,6 +3,7 @@
 // keys, where ELF sections of the input lie, and which register an entry value names.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/dwarf/UnitReader.h"
 
@@ -25,13 +26,13 @@ enum class Visit : uint8_t {
 
 // A lexical block's children are classified with its function's tag as their parent tag, so
 // that parameters stay recognisable.
-Visit classifyDie(uint16_t tag, uint16_t parentTag);
+BTFORGE_API Visit classifyDie(uint16_t tag, uint16_t parentTag);
 
 // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N, or 0xff.
-uint8_t entryValueRegister(std::span<const LocationOp> ops);
+BTFORGE_API uint8_t entryValueRegister(std::span<const LocationOp> ops);
 
 // Appends the DIEs a reader keeps, in pre-order, each linked to its parent and previous sibling.
-class DieTreeBuilder {
+class BTFORGE_API DieTreeBuilder {
 public:
     explicit DieTreeBuilder(UnitDies& unit) : unit_(unit) {}
     // A new DIE under kept DIE `parent` (kNoIndex: the unit DIE); the reader fills the rest.
@@ -44,7 +45,7 @@ private:
 };
 
 // The allocated sections of an ELF input by address, to answer UnitReader::locate.
-class SectionAddresses {
+class BTFORGE_API SectionAddresses {
 public:
     void add(uint64_t address, uint64_t size, uint32_t index);
     void sort();

@@ -5,12 +5,11 @@
 // descriptor and the interfaces below may change freely whenever kAbiVersion is bumped.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
-
-#include <boost/config.hpp>
 
 #include <cstdint>
 #include <iosfwd>
@@ -72,8 +71,7 @@ struct PluginDescriptor {
 
 // Defines the exported descriptor of a loader plugin implemented by class LOADER_CLASS.
 #define BTFORGE_LOADER_PLUGIN(NAME, DESCRIPTION, LOADER_CLASS)                                     \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
-        btforge_plugin_descriptor {                                                                \
+    BTFORGE_PLUGIN_EXPORT const ::btforge::plugin::PluginDescriptor btforge_plugin_descriptor {    \
         ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Loader, NAME, DESCRIPTION,  \
             []() -> std::unique_ptr<::btforge::plugin::Loader> {                                   \
                 return std::make_unique<LOADER_CLASS>();                                           \
@@ -82,8 +80,7 @@ struct PluginDescriptor {
     }
 
 #define BTFORGE_EMITTER_PLUGIN(NAME, DESCRIPTION, EMITTER_CLASS)                                   \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
-        btforge_plugin_descriptor {                                                                \
+    BTFORGE_PLUGIN_EXPORT const ::btforge::plugin::PluginDescriptor btforge_plugin_descriptor {    \
         ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Emitter, NAME, DESCRIPTION, \
             nullptr, []() -> std::unique_ptr<::btforge::plugin::Emitter> {                         \
                 return std::make_unique<EMITTER_CLASS>();                                          \
