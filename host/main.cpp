@@ -25,6 +25,9 @@ int listPlugins(const PluginRegistry& registry) {
         const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
         std::printf("%-14s %-8s abi %u  %s\n", p.descriptor->name, kind, p.descriptor->abiVersion,
                     p.descriptor->description);
+        for (const plugin::OptionSpec& option : p.descriptor->options)
+            std::printf("    --plugin-opt %s.%s=%s  %s\n", p.descriptor->name, option.key,
+                        option.defaultValue, option.help);
     }
     for (const PluginFailure& f : registry.failures())
         std::printf("failed: %s: %s\n", f.path.c_str(), f.reason.c_str());
@@ -46,6 +49,8 @@ int main(int argc, char** argv) {
     registry.discover(pluginSearchPath(command->global.pluginDirs));
     if (std::holds_alternative<PluginsCommand>(command->action))
         return listPlugins(registry);
+    if (auto configured = registry.configure(command->global.pluginOptions); !configured)
+        return report(configured.error());
 
     // A plugin that failed to load matters only if nothing else can do the job; say so once.
     StderrDiagnostics diagnostics(command->global.quiet);
@@ -62,6 +67,10 @@ int main(int argc, char** argv) {
     options.jobs = jobs;
     if (command->global.streamLimit)
         options.streamLimit = *command->global.streamLimit;
+    if (convert) {
+        if (auto applied = applyEmitterCapabilities(registry, convert->request, options); !applied)
+            return report(applied.error());
+    }
     plugin::Session session{tasks, progress, diagnostics, options};
 
     if (convert) {
