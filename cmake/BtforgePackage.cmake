@@ -17,5 +17,7 @@ install(FILES ${PROJECT_BINARY_DIR}/btforgeConfig.cmake
   ${PROJECT_SOURCE_DIR}/cmake/BtforgePlugin.cmake
   DESTINATION ${_cmake_dir})
 
+# Relocatable: the prefix is found from where btforge.pc lies (cmake --install --prefix DIR).
+file(RELATIVE_PATH BTFORGE_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/btforge.pc.in ${PROJECT_BINARY_DIR}/btforge.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/btforge.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
