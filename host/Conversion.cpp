@@ -199,8 +199,8 @@ Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
     if (!emitter)
         return {}; // runConversion says so
     if (request.intoElf && !emitter->descriptor->has(plugin::Capability::WritesBtf))
-        return Error::usage("convert: --elf and --in-place write BTF into an ELF file: no -t, no "
-                            "'-o -'");
+        return Error::usage("convert: --elf and --in-place write BTF into an ELF file: -t " +
+                            request.emitter + " does not write BTF");
     if (emitter->descriptor->has(plugin::Capability::NeedsFuncAddresses)) {
         if (options.funcAddr == plugin::FuncAddrMode::Standard)
             options.funcAddr = plugin::FuncAddrMode::Keep;
