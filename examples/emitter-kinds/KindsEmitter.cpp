@@ -2,7 +2,7 @@
 // many types of each BTF kind a graph holds, as CSV ("kind,count", kinds in BTF's order, only
 // those present). Its option `separator` replaces the comma:
 //   btforge --plugin-opt kinds.separator=';' convert prog -t kinds -o -
-#include <btforge/plugin/Plugin.h>
+#include "btforge/plugin/Plugin.h"
 
 #include <array>
 #include <ostream>
