@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 namespace {
 
@@ -20,11 +22,27 @@ int report(const Error& error, std::optional<int> status = std::nullopt) {
     return status.value_or(error.kind() == ErrorKind::Usage ? 2 : 1);
 }
 
+// As `btforge plugins` shows them: "reads-btf, makes-variables".
+std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
+    using plugin::Capability;
+    std::string names;
+    for (auto [capability, name] : {std::pair{Capability::ReadsBtf, "reads-btf"},
+                                    {Capability::MakesVariables, "makes-variables"},
+                                    {Capability::NeedsFuncAddresses, "needs-func-addresses"},
+                                    {Capability::WritesBtf, "writes-btf"}}) {
+        if (descriptor.has(capability))
+            names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    return names;
+}
+
 int listPlugins(const PluginRegistry& registry) {
     for (const LoadedPlugin& p : registry.plugins()) {
         const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
         std::printf("%-14s %-8s abi %u  %s\n", p.descriptor->name, kind, p.descriptor->abiVersion,
                     p.descriptor->description);
+        if (std::string capabilities = capabilityNames(*p.descriptor); !capabilities.empty())
+            std::printf("    capabilities: %s\n", capabilities.c_str());
         for (const plugin::OptionSpec& option : p.descriptor->options)
             std::printf("    --plugin-opt %s.%s=%s  %s\n", p.descriptor->name, option.key,
                         option.defaultValue, option.help);

@@ -52,6 +52,9 @@ expect_status 0 "$BTFORGE" plugins
 for p in 'btf +loader' 'btf +emitter' 'text +emitter' 'json +emitter'; do
     grep -Eq "^$p +abi [0-9]+ " "$work/stdout" || fail "plugin '$p' not listed"
 done
+# Capabilities, listed under the plugin: the host goes by them, not by names.
+grep -A1 -E '^btf +loader ' "$work/stdout" | grep -q 'capabilities: reads-btf' ||
+    fail "the btf loader's capability is not listed"
 expect_status 0 "$BTFORGE" --plugin-dir "$broken" plugins
 grep -Eq "failed: .*libbtforge-wrong-abi.so: plugin ABI version [0-9]+" "$work/stdout" ||
     fail "the wrong-ABI plugin is not reported"
