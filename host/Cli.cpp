@@ -35,6 +35,8 @@ po::options_description globalOptions() {
     d.add_options()("help,h", "show help")("version,V", "show the version")(
         "plugin-dir", po::value<std::vector<std::string>>()->composing(),
         "also look for plugins in DIR (repeatable; searched first)")(
+        "plugin-opt", po::value<std::vector<std::string>>()->composing(),
+        "NAME.KEY=VALUE: option KEY of plugin NAME (repeatable; 'btforge plugins' lists them)")(
         "jobs,j", po::value<std::string>(),
         "worker threads, 1 to 1024 (default, or 0: one per CPU)")(
         "stream-limit", po::value<std::string>(),
@@ -186,7 +188,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         request.output = vm["output"].as<std::string>();
     }
     request.emitter = vm["to"].as<std::string>();
-    if (request.intoElf && (request.emitter != "btf" || request.output == "-"))
+    if (request.intoElf && request.output == "-")
         return Error::usage("convert: --elf and --in-place write BTF into an ELF file: no -t, no "
                             "'-o -'");
     for (auto [option, names] : {std::pair{"keep", &request.keep}, {"drop", &request.drop}}) {
@@ -215,13 +217,6 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         if (!parsed)
             return std::move(parsed).error();
         command.options.funcAddr = *parsed;
-    }
-    // The extension's emitter needs FUNCs with addresses from the loader.
-    if (request.emitter == "btf-func-addr") {
-        if (command.options.funcAddr == plugin::FuncAddrMode::Standard)
-            command.options.funcAddr = plugin::FuncAddrMode::Keep;
-        else if (command.options.funcAddr != plugin::FuncAddrMode::Keep)
-            return Error::usage("-t btf-func-addr writes FUNC addresses: --func-addr must be keep");
     }
     command.options.funcAddrBase = vm["func-addr-base"].as<std::string>();
     return command;
@@ -327,6 +322,8 @@ Expected<Command> parse(int argc, const char* const* argv) {
     Command command;
     if (vm.count("plugin-dir"))
         command.global.pluginDirs = vm["plugin-dir"].as<std::vector<std::string>>();
+    if (vm.count("plugin-opt"))
+        command.global.pluginOptions = vm["plugin-opt"].as<std::vector<std::string>>();
     if (vm.count("jobs")) {
         auto jobs = parseCount(vm["jobs"].as<std::string>(), "-j", kMaxJobs, false);
         if (!jobs)

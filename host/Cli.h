@@ -14,7 +14,8 @@ namespace btforge::host {
 
 struct GlobalOptions {
     std::vector<std::string> pluginDirs;
-    unsigned jobs = 0; // 0: one per CPU
+    std::vector<std::string> pluginOptions; // --plugin-opt NAME.KEY=VALUE, as given
+    unsigned jobs = 0;                      // 0: one per CPU
     std::optional<uint64_t> streamLimit;
     bool quiet = false;
 };

@@ -1,18 +1,18 @@
 #include "Conversion.h"
 
 #include "SameFiles.h"
+#include "amend/FeatureDowngrade.h"
+#include "amend/GlobalVariables.h"
+#include "amend/TypeSelection.h"
+#include "elf/ElfSectionWriter.h"
+#include "elf/ElfSymbolTable.h"
+#include "support/OutputFile.h"
 
 #include "btforge/Features.h"
-#include "btforge/amend/FeatureDowngrade.h"
-#include "btforge/amend/GlobalVariables.h"
-#include "btforge/amend/TypeSelection.h"
 #include "btforge/btf/DistilledBase.h"
 #include "btforge/btf/FuncAddrExtension.h"
-#include "btforge/elf/ElfSectionWriter.h"
 #include "btforge/elf/ElfSections.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/support/MappedFile.h"
-#include "btforge/support/OutputFile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -43,11 +43,21 @@ Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, Plug
                         "' (available: " + namesOf(registry, kind) + ")");
 }
 
+// The loader that reads BTF as stored, for bases and what ELF files carry.
+Expected<const LoadedPlugin*> btfLoader(const PluginRegistry& registry) {
+    for (const LoadedPlugin* p : registry.ofKind(PluginKind::Loader)) {
+        if (p->descriptor->has(plugin::Capability::ReadsBtf))
+            return p;
+    }
+    return Error::usage("no loader reads BTF (loaders: " + namesOf(registry, PluginKind::Loader) +
+                        ")");
+}
+
 Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry, const MappedFile& input,
                                            bool carried) {
     const std::string& path = input.path();
     if (carried && elf::looksLikeElf(input.bytes()) && elf::hasSection(input.bytes(), ".BTF"))
-        return requirePlugin(registry, PluginKind::Loader, "btf");
+        return btfLoader(registry);
     plugin::InputProbe probe{path, input.bytes()};
 
     const LoadedPlugin* best = nullptr;
@@ -76,15 +86,14 @@ std::optional<std::string> implicitBase(const std::string& input) {
 Expected<std::shared_ptr<const ir::TypeGraph>>
 loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
     // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
-    auto btfLoader = requirePlugin(registry, PluginKind::Loader, "btf");
-    if (!btfLoader)
-        return std::move(btfLoader).error();
+    auto loader = btfLoader(registry);
+    if (!loader)
+        return std::move(loader).error();
     auto file = openInput(path, session);
     if (!file)
         return std::move(file).error();
-    auto graph = (*btfLoader)
-                     ->descriptor->makeLoader()
-                     ->load({path, std::move(*file), nullptr, ""}, session);
+    auto graph = (*loader)->descriptor->makeLoader()->load(
+        {path, std::move(*file), nullptr, "", (*loader)->options}, session);
     if (!graph)
         return std::move(graph).error();
     return std::make_shared<const ir::TypeGraph>(std::move(*graph));
@@ -113,8 +122,8 @@ Expected<void> addGlobalVariables(ir::TypeGraph& graph, const std::shared_ptr<Ma
 
 // Features that are off and --keep/--drop, applied to whatever the loader made, BTF included.
 Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& request,
-                              const std::shared_ptr<MappedFile>& input, const std::string& loader,
-                              plugin::Session& session) {
+                              const std::shared_ptr<MappedFile>& input,
+                              const plugin::PluginDescriptor& loader, plugin::Session& session) {
     auto features = FeatureSet::parse(session.options.features);
     if (!features)
         return std::move(features).error();
@@ -126,7 +135,7 @@ Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& requ
     }
     if (auto downgraded = amend::downgrade(graph, *features))
         graph = std::move(*downgraded);
-    if (features->has(Feature::GlobalVar) && loader == "btf") {
+    if (features->has(Feature::GlobalVar) && !loader.has(plugin::Capability::MakesVariables)) {
         auto added = addGlobalVariables(graph, input, session);
         if (!added)
             return std::move(added).error();
@@ -262,6 +271,25 @@ elfSections(const ir::TypeGraph& graph, bool distill, plugin::Emitter& emitter,
 
 } // namespace
 
+Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
+                                        const ConversionRequest& request,
+                                        plugin::Options& options) {
+    const LoadedPlugin* emitter = registry.find(PluginKind::Emitter, request.emitter);
+    if (!emitter)
+        return {}; // runConversion says so
+    if (request.intoElf && !emitter->descriptor->has(plugin::Capability::WritesBtf))
+        return Error::usage("convert: --elf and --in-place write BTF into an ELF file: -t " +
+                            request.emitter + " does not write BTF");
+    if (emitter->descriptor->has(plugin::Capability::NeedsFuncAddresses)) {
+        if (options.funcAddr == plugin::FuncAddrMode::Standard)
+            options.funcAddr = plugin::FuncAddrMode::Keep;
+        else if (options.funcAddr != plugin::FuncAddrMode::Keep)
+            return Error::usage("-t " + request.emitter +
+                                " writes FUNC addresses: --func-addr must be keep");
+    }
+    return {};
+}
+
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session) {
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
@@ -291,11 +319,11 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
     if (request.listSkipped)
         session.skipLines = &skipLines;
 
-    std::string loader;
+    const plugin::PluginDescriptor* loader = nullptr;
     auto loaded = loadGraph(registry, request.source, session, &loader, *input);
     if (!loaded)
         return std::move(loaded).error();
-    auto graph = amend(std::move(*loaded), request, *input, loader, session);
+    auto graph = amend(std::move(*loaded), request, *input, *loader, session);
     if (!graph)
         return std::move(graph).error();
     // The extension's conversions, explicit so that a standard output never silently loses the
@@ -306,7 +334,7 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         *graph = btf::funcAddrToDeclTags(std::move(*graph));
 
     auto emitter = (*emitterPlugin)->descriptor->makeEmitter();
-    plugin::EmitRequest emit{request.output};
+    plugin::EmitRequest emit{request.output, (*emitterPlugin)->options};
     Expected<void> written;
     const bool distill = distillsBase(*graph, request, session);
     if (request.intoElf) {
@@ -350,7 +378,8 @@ Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
 }
 
 Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session, std::string* loaderName,
+                                  plugin::Session& session,
+                                  const plugin::PluginDescriptor** loaderUsed,
                                   std::shared_ptr<MappedFile> input) {
     if (!input) {
         auto opened = openInput(source.input, session);
@@ -362,10 +391,10 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
                                       : chooseLoader(registry, *input, source.carried);
     if (!loaderPlugin)
         return std::move(loaderPlugin).error();
-    if (loaderName)
-        *loaderName = (*loaderPlugin)->descriptor->name;
+    if (loaderUsed)
+        *loaderUsed = (*loaderPlugin)->descriptor;
 
-    plugin::LoadRequest load{source.input, std::move(input), nullptr, ""};
+    plugin::LoadRequest load{source.input, std::move(input), nullptr, "", (*loaderPlugin)->options};
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
         auto base = loadBase(registry, *basePath, session);
         if (!base)

@@ -43,11 +43,17 @@ Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
                                                 const plugin::Session& session);
 
 // Loads one graph as every command does: the loader named or the best bidder, over its base.
-// `loaderName`, when given, receives the name of the loader that read it; `input`, when given,
-// is source.input already opened.
+// `loaderUsed`, when given, receives the descriptor of the loader that read it; `input`, when
+// given, is source.input already opened.
 Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session, std::string* loaderName = nullptr,
+                                  plugin::Session& session,
+                                  const plugin::PluginDescriptor** loaderUsed = nullptr,
                                   std::shared_ptr<MappedFile> input = nullptr);
+
+// What the emitter's capabilities imply for the options (--func-addr keep for an emitter that
+// writes FUNC addresses) and the outputs they refuse (--elf without an emitter writing BTF).
+Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
+                                        const ConversionRequest& request, plugin::Options& options);
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session);

@@ -2,8 +2,7 @@
 #pragma once
 
 #include "Conversion.h"
-
-#include "btforge/compare/GraphDiff.h"
+#include "compare/GraphDiff.h"
 
 #include <iosfwd>
 

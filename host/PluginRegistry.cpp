@@ -1,7 +1,8 @@
 #include "PluginRegistry.h"
 
-#include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -78,7 +79,40 @@ void PluginRegistry::loadLibrary(const std::string& path) {
     }
     if (find(descriptor.kind, descriptor.name))
         return; // shadowed by an earlier directory
-    plugins_.push_back({std::move(library), &descriptor, path});
+    plugin::OptionValues options;
+    for (const plugin::OptionSpec& option : descriptor.options) {
+        if (!option.key || !option.defaultValue || !option.help ||
+            !options.emplace(option.key, option.defaultValue).second) {
+            failures_.push_back({path, "malformed plugin option"});
+            return;
+        }
+    }
+    plugins_.push_back({std::move(library), &descriptor, path, std::move(options)});
+}
+
+Expected<void> PluginRegistry::configure(const std::vector<std::string>& settings) {
+    for (const std::string& setting : settings) {
+        auto dot = setting.find('.');
+        auto equals = setting.find('=');
+        if (dot == std::string::npos || equals == std::string::npos || dot > equals)
+            return Error::usage("--plugin-opt: '" + setting + "' is not NAME.KEY=VALUE");
+        std::string_view name = std::string_view(setting).substr(0, dot);
+        std::string_view key = std::string_view(setting).substr(dot + 1, equals - dot - 1);
+        bool applied = false;
+        for (LoadedPlugin& p : plugins_) {
+            if (name != p.descriptor->name)
+                continue;
+            if (auto option = p.options.find(key); option != p.options.end()) {
+                option->second = setting.substr(equals + 1);
+                applied = true;
+            }
+        }
+        if (!applied)
+            return Error::usage("--plugin-opt: no plugin '" + std::string(name) +
+                                "' with an option '" + std::string(key) +
+                                "' (see 'btforge plugins')");
+    }
+    return {};
 }
 
 const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_view name) const {

@@ -4,6 +4,7 @@
 #include "btforge/plugin/Plugin.h"
 
 #include <boost/dll/shared_library.hpp>
+
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct LoadedPlugin {
     boost::dll::shared_library library; // keeps the code mapped while the plugin is used
     const plugin::PluginDescriptor* descriptor;
     std::string path;
+    plugin::OptionValues options; // its declared options: defaults, then --plugin-opt values
 };
 
 struct PluginFailure {
@@ -24,6 +26,9 @@ class PluginRegistry {
 public:
     // Searches the directories in order; the first plugin of a given kind and name wins.
     void discover(const std::vector<std::string>& directories);
+    // Applies --plugin-opt NAME.KEY=VALUE settings: to the plugins named NAME that declare KEY
+    // (a loader and an emitter may share a name); a usage error when none does.
+    Expected<void> configure(const std::vector<std::string>& settings);
 
     const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
     const std::vector<PluginFailure>& failures() const { return failures_; }

@@ -35,7 +35,8 @@ void TerminalProgress::draw(uint64_t done) {
     if (total_)
         std::fprintf(stderr, "\r%s %3u%% (%llu/%llu)", what_.c_str(),
                      static_cast<unsigned>(done * 100 / total_),
-                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_));
+                     static_cast<unsigned long long>(done),
+                     static_cast<unsigned long long>(total_));
     else
         std::fprintf(stderr, "\r%s %llu", what_.c_str(), static_cast<unsigned long long>(done));
     std::fflush(stderr);

@@ -1,7 +1,8 @@
 #include "ThreadPoolRunner.h"
 
-#include <atomic>
 #include <boost/asio/post.hpp>
+
+#include <atomic>
 #include <latch>
 
 namespace btforge::host {
@@ -9,7 +10,9 @@ namespace btforge::host {
 ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
     : threads_(threads ? threads : 1), pool_(threads_) {}
 
-ThreadPoolRunner::~ThreadPoolRunner() { pool_.join(); }
+ThreadPoolRunner::~ThreadPoolRunner() {
+    pool_.join();
+}
 
 void ThreadPoolRunner::parallelFor(size_t count, const std::function<void(size_t)>& body) {
     if (count == 0)

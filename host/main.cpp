@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 namespace {
 
@@ -20,11 +22,30 @@ int report(const Error& error, std::optional<int> status = std::nullopt) {
     return status.value_or(error.kind() == ErrorKind::Usage ? 2 : 1);
 }
 
+// As `btforge plugins` shows them: "reads-btf, makes-variables".
+std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
+    using plugin::Capability;
+    std::string names;
+    for (auto [capability, name] : {std::pair{Capability::ReadsBtf, "reads-btf"},
+                                    {Capability::MakesVariables, "makes-variables"},
+                                    {Capability::NeedsFuncAddresses, "needs-func-addresses"},
+                                    {Capability::WritesBtf, "writes-btf"}}) {
+        if (descriptor.has(capability))
+            names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    return names;
+}
+
 int listPlugins(const PluginRegistry& registry) {
     for (const LoadedPlugin& p : registry.plugins()) {
         const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
         std::printf("%-14s %-8s abi %u  %s\n", p.descriptor->name, kind, p.descriptor->abiVersion,
                     p.descriptor->description);
+        if (std::string capabilities = capabilityNames(*p.descriptor); !capabilities.empty())
+            std::printf("    capabilities: %s\n", capabilities.c_str());
+        for (const plugin::OptionSpec& option : p.descriptor->options)
+            std::printf("    --plugin-opt %s.%s=%s  %s\n", p.descriptor->name, option.key,
+                        option.defaultValue, option.help);
     }
     for (const PluginFailure& f : registry.failures())
         std::printf("failed: %s: %s\n", f.path.c_str(), f.reason.c_str());
@@ -46,6 +67,8 @@ int main(int argc, char** argv) {
     registry.discover(pluginSearchPath(command->global.pluginDirs));
     if (std::holds_alternative<PluginsCommand>(command->action))
         return listPlugins(registry);
+    if (auto configured = registry.configure(command->global.pluginOptions); !configured)
+        return report(configured.error());
 
     // A plugin that failed to load matters only if nothing else can do the job; say so once.
     StderrDiagnostics diagnostics(command->global.quiet);
@@ -62,6 +85,10 @@ int main(int argc, char** argv) {
     options.jobs = jobs;
     if (command->global.streamLimit)
         options.streamLimit = *command->global.streamLimit;
+    if (convert) {
+        if (auto applied = applyEmitterCapabilities(registry, convert->request, options); !applied)
+            return report(applied.error());
+    }
     plugin::Session session{tasks, progress, diagnostics, options};
 
     if (convert) {

@@ -1,4 +1,4 @@
-#include "btforge/amend/FeatureDowngrade.h"
+#include "amend/FeatureDowngrade.h"
 
 #include "Rebuild.h"
 

@@ -1,4 +1,4 @@
-#include "btforge/amend/GlobalVariables.h"
+#include "amend/GlobalVariables.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "btforge/amend/TypeSelection.h"
+#include "amend/TypeSelection.h"
 
 #include "Rebuild.h"
 

@@ -3,7 +3,7 @@
 // arrays flattened when asked.
 #pragma once
 
-#include "btforge/compare/GraphDiff.h"
+#include "compare/GraphDiff.h"
 
 #include <span>
 #include <string>

@@ -1,6 +1,6 @@
 // The matcher: pairs the types of two graphs by kind and name and hands each pair to Differ;
 // and the entry points of GraphDiff.h. Hashing, spelling and differing have files of their own.
-#include "btforge/compare/GraphDiff.h"
+#include "compare/GraphDiff.h"
 
 #include "../ir/TypeWalk.h"
 #include "Differ.h"

@@ -1,6 +1,6 @@
 #include "BaseDeclarations.h"
 
-#include "btforge/dedup/GraphMerger.h"
+#include "dedup/GraphMerger.h"
 
 namespace btforge::dedup {
 

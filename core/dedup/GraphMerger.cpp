@@ -7,7 +7,7 @@
 //
 // This file: preparing units (their components and hashes), the state's set-up and the facade.
 // The two phases have files of their own, UnitMerge.cpp and MergeFinish.cpp.
-#include "btforge/dedup/GraphMerger.h"
+#include "dedup/GraphMerger.h"
 
 #include "MergeState.h"
 #include "PartitionRefinement.h"

@@ -5,7 +5,8 @@
 // which merging checks exactly.
 #pragma once
 
-#include "btforge/dedup/RefGraph.h"
+#include "dedup/RefGraph.h"
+
 #include "btforge/ir/Kind.h"
 
 #include <cstdint>

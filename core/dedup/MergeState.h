@@ -5,9 +5,9 @@
 
 #include "../ir/TypeWalk.h"
 #include "HashIndex.h"
+#include "dedup/GraphMerger.h"
+#include "dedup/RefGraph.h"
 
-#include "btforge/dedup/GraphMerger.h"
-#include "btforge/dedup/RefGraph.h"
 #include "btforge/ir/ChunkedArena.h"
 
 #include <cstdint>

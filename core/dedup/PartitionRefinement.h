@@ -3,7 +3,7 @@
 // partition below the start (bisimilarity), exactly, whatever hash collisions the start had.
 #pragma once
 
-#include "btforge/dedup/RefGraph.h"
+#include "dedup/RefGraph.h"
 
 #include <cstdint>
 #include <span>

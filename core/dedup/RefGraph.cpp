@@ -1,4 +1,4 @@
-#include "btforge/dedup/RefGraph.h"
+#include "dedup/RefGraph.h"
 
 #include "TypeLabel.h"
 

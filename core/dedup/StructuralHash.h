@@ -6,8 +6,8 @@
 #pragma once
 
 #include "TypeLabel.h"
+#include "dedup/RefGraph.h"
 
-#include "btforge/dedup/RefGraph.h"
 #include "btforge/plugin/Session.h"
 
 #include <cstdint>

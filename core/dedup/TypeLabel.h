@@ -8,8 +8,8 @@
 #pragma once
 
 #include "../support/Hash.h"
+#include "dedup/RefGraph.h"
 
-#include "btforge/dedup/RefGraph.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>

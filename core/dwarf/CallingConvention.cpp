@@ -1,4 +1,4 @@
-#include "btforge/dwarf/CallingConvention.h"
+#include "dwarf/CallingConvention.h"
 
 #include <elf.h>
 

@@ -1,11 +1,10 @@
-#include "btforge/dwarf/DwarfConversion.h"
+#include "dwarf/DwarfConversion.h"
 
 #include "../dedup/BaseDeclarations.h"
 #include "FunctionEmission.h"
 #include "UndeduplicatedGraph.h"
 #include "VariableEmission.h"
-
-#include "btforge/dedup/GraphMerger.h"
+#include "dedup/GraphMerger.h"
 
 #include <algorithm>
 #include <deque>

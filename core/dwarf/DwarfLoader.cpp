@@ -1,7 +1,8 @@
 #include "btforge/dwarf/DwarfLoader.h"
 
-#include "btforge/dwarf/DwarfConversion.h"
-#include "btforge/dwarf/SkipReport.h"
+#include "dwarf/DwarfConversion.h"
+#include "dwarf/SkipReport.h"
+
 #include "btforge/elf/ElfSections.h"
 #include "btforge/support/MappedFile.h"
 

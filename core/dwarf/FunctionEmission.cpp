@@ -1,8 +1,9 @@
 #include "FunctionEmission.h"
 
+#include "dwarf/FunctionMerger.h"
+#include "elf/KfuncSets.h"
+
 #include "btforge/btf/FuncAddrExtension.h"
-#include "btforge/dwarf/FunctionMerger.h"
-#include "btforge/elf/KfuncSets.h"
 #include "btforge/ir/FunctionAppender.h"
 
 #include <algorithm>

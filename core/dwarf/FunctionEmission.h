@@ -2,10 +2,11 @@
 // DECL_TAGs (kfunc tags, per-address markers), in the order of the decisions.
 #pragma once
 
-#include "btforge/dwarf/DwarfConversion.h"
-#include "btforge/dwarf/Observations.h"
+#include "dwarf/DwarfConversion.h"
+#include "dwarf/Observations.h"
+#include "elf/ElfSymbolTable.h"
+
 #include "btforge/dwarf/UnitReader.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 namespace btforge::dwarf {

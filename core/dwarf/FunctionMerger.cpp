@@ -1,4 +1,4 @@
-#include "btforge/dwarf/FunctionMerger.h"
+#include "dwarf/FunctionMerger.h"
 
 #include "btforge/support/Hex.h"
 

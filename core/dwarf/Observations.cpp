@@ -1,4 +1,4 @@
-#include "btforge/dwarf/Observations.h"
+#include "dwarf/Observations.h"
 
 namespace btforge::dwarf {
 

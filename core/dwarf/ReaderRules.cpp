@@ -1,6 +1,6 @@
 #include "btforge/dwarf/ReaderRules.h"
 
-#include "btforge/dwarf/UnitMapper.h"
+#include "dwarf/UnitMapper.h"
 
 #include <algorithm>
 #include <dwarf.h>

@@ -1,4 +1,4 @@
-#include "btforge/dwarf/SkipReport.h"
+#include "dwarf/SkipReport.h"
 
 #include "btforge/support/Hex.h"
 

@@ -5,9 +5,9 @@
 #pragma once
 
 #include "../ir/TypeWalk.h"
+#include "dwarf/Observations.h"
+#include "dwarf/UnitMapper.h"
 
-#include "btforge/dwarf/Observations.h"
-#include "btforge/dwarf/UnitMapper.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <memory>

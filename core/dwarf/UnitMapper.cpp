@@ -2,7 +2,7 @@
 // variables, BTF's limits) share one state: the unit's DIE index, the ids reserved per DIE, the
 // graph being filled and the scratch lists. Split by pass, each file would need that whole state
 // in a class header; what stands on its own is in DieIndex.h and UnitDies.cpp.
-#include "btforge/dwarf/UnitMapper.h"
+#include "dwarf/UnitMapper.h"
 
 #include "DieIndex.h"
 

@@ -1,11 +1,12 @@
 // DATASEC emission: the variables with a static address, as VARs in one DATASEC per section.
 #pragma once
 
+#include "dwarf/DwarfConversion.h"
+#include "dwarf/Observations.h"
+#include "elf/ElfSymbolTable.h"
+
 #include "btforge/Features.h"
-#include "btforge/dwarf/DwarfConversion.h"
-#include "btforge/dwarf/Observations.h"
 #include "btforge/dwarf/UnitReader.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 namespace btforge::dwarf {

@@ -1,4 +1,4 @@
-#include "btforge/elf/ElfSectionWriter.h"
+#include "elf/ElfSectionWriter.h"
 
 #include "ElfImage.h"
 

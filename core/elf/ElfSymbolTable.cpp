@@ -1,4 +1,4 @@
-#include "btforge/elf/ElfSymbolTable.h"
+#include "elf/ElfSymbolTable.h"
 
 #include "ElfImage.h"
 

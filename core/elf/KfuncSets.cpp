@@ -1,4 +1,4 @@
-#include "btforge/elf/KfuncSets.h"
+#include "elf/KfuncSets.h"
 
 #include <algorithm>
 #include <cstring>

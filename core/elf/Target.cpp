@@ -1,4 +1,4 @@
-#include "btforge/elf/Target.h"
+#include "elf/Target.h"
 
 #include <cstring>
 #include <elf.h>

@@ -1,8 +1,7 @@
 #include "btforge/ir/StringPool.h"
 
 #include "../support/Hash.h"
-
-#include "btforge/support/Prefetch.h"
+#include "support/Prefetch.h"
 
 #include <algorithm>
 #include <cstring>

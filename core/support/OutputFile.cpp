@@ -1,4 +1,4 @@
-#include "btforge/support/OutputFile.h"
+#include "support/OutputFile.h"
 
 #include "btforge/support/FileGuard.h"
 

@@ -3,6 +3,7 @@
 // also rewrite what any input has, BTF included (btforge/amend/FeatureDowngrade.h).
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <bitset>
@@ -35,7 +36,7 @@ enum class Feature : uint8_t {
     Count
 };
 
-class FeatureSet {
+class BTFORGE_API FeatureSet {
 public:
     // pahole's default set: encode_force var float decl_tag type_tag enum64 optimized_func
     // consistent_func decl_tag_kfuncs.
@@ -60,6 +61,6 @@ private:
 
 // Whether --features asks for the layout feature (the BTF emitters' one question; the host has
 // already refused malformed lists).
-bool layoutRequested(std::span<const std::string> names);
+BTFORGE_API bool layoutRequested(std::span<const std::string> names);
 
 } // namespace btforge

@@ -29,4 +29,4 @@ public:
 
 BTFORGE_EMITTER_PLUGIN(
     "btf-func-addr", "BTF with the address-carrying FUNC extension: one FUNC per function address",
-    btforge::FuncAddrEmitter);
+    btforge::FuncAddrEmitter, .capabilities = btforge::plugin::Capability::NeedsFuncAddresses);

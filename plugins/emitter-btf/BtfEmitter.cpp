@@ -21,4 +21,4 @@ public:
 } // namespace btforge
 
 BTFORGE_EMITTER_PLUGIN("btf", "BTF, the BPF Type Format (split BTF over a base with -B)",
-                       btforge::BtfEmitter);
+                       btforge::BtfEmitter, .capabilities = btforge::plugin::Capability::WritesBtf);

@@ -58,4 +58,4 @@ public:
 } // namespace btforge
 
 BTFORGE_LOADER_PLUGIN("btf", "BTF: raw files, the .BTF section of ELF files, split BTF over a base",
-                      btforge::BtfLoader);
+                      btforge::BtfLoader, .capabilities = btforge::plugin::Capability::ReadsBtf);

@@ -25,5 +25,5 @@ private:
 } // namespace
 } // namespace btforge
 
-BTFORGE_LOADER_PLUGIN("dwarf", "DWARF of ELF files, read with elfutils libdw",
-                      btforge::LibdwLoader);
+BTFORGE_LOADER_PLUGIN("dwarf", "DWARF of ELF files, read with elfutils libdw", btforge::LibdwLoader,
+                      .capabilities = btforge::plugin::Capability::MakesVariables);

@@ -55,4 +55,5 @@ private:
 } // namespace btforge
 
 BTFORGE_LOADER_PLUGIN("llvm-dwarf", "DWARF of ELF files, read with LLVM's DebugInfo library",
-                      btforge::LlvmDwarfLoader);
+                      btforge::LlvmDwarfLoader,
+                      .capabilities = btforge::plugin::Capability::MakesVariables);

@@ -3,7 +3,7 @@
 
 #include "LlvmUnitReader.h"
 
-#include <boost/config.hpp>
+#include "btforge/Export.h"
 
 namespace {
 
@@ -17,5 +17,4 @@ openReader(const std::shared_ptr<btforge::MappedFile>& file) {
 
 } // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const btforge::dwarf::OpenLlvmReader btforge_open_llvm_reader =
-    &openReader;
+BTFORGE_PLUGIN_EXPORT const btforge::dwarf::OpenLlvmReader btforge_open_llvm_reader = &openReader;

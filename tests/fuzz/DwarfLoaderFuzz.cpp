@@ -12,7 +12,7 @@ using Reader = btforge::dwarf::LlvmUnitReader;
 using Reader = btforge::dwarf::LibdwUnitReader;
 #endif
 
-#include "btforge/dwarf/UnitMapper.h"
+#include "dwarf/UnitMapper.h"
 
 #include <cstddef>
 #include <cstdint>

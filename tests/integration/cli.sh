@@ -33,6 +33,11 @@ expect_status 2 "$BTFORGE" convert "$sample" -o - --elf
 expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --elf -t json
 expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --keep a --drop b
 expect_status 2 "$BTFORGE" convert "$sample" -f btf -o "$work/x" --keep no_such_type
+# --plugin-opt: NAME.KEY=VALUE, and a key the plugin NAME declares (the built ones declare none).
+expect_status 2 "$BTFORGE" --plugin-opt btf convert "$sample" -o "$work/x"
+grep -q "is not NAME.KEY=VALUE" "$work/stderr" || fail "a malformed --plugin-opt is not named"
+expect_status 2 "$BTFORGE" --plugin-opt btf.colour=red convert "$sample" -o "$work/x"
+grep -q "no plugin 'btf' with an option 'colour'" "$work/stderr" || fail "an unknown key is taken"
 [ ! -e "$work/x" ] || fail "a usage error left an output file"
 
 # Bad input: exit 1, one line naming the file.
@@ -47,6 +52,9 @@ expect_status 0 "$BTFORGE" plugins
 for p in 'btf +loader' 'btf +emitter' 'text +emitter' 'json +emitter'; do
     grep -Eq "^$p +abi [0-9]+ " "$work/stdout" || fail "plugin '$p' not listed"
 done
+# Capabilities, listed under the plugin: the host goes by them, not by names.
+grep -A1 -E '^btf +loader ' "$work/stdout" | grep -q 'capabilities: reads-btf' ||
+    fail "the btf loader's capability is not listed"
 expect_status 0 "$BTFORGE" --plugin-dir "$broken" plugins
 grep -Eq "failed: .*libbtforge-wrong-abi.so: plugin ABI version [0-9]+" "$work/stdout" ||
     fail "the wrong-ABI plugin is not reported"

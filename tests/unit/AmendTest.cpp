@@ -1,8 +1,7 @@
 // Amending passes on a graph of every kind: features off, --keep and --drop.
 #include "BtfTestSupport.h"
-
-#include "btforge/amend/FeatureDowngrade.h"
-#include "btforge/amend/TypeSelection.h"
+#include "amend/FeatureDowngrade.h"
+#include "amend/TypeSelection.h"
 
 #include <doctest/doctest.h>
 

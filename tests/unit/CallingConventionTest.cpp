@@ -1,6 +1,6 @@
 // Argument registers per target: each psABI's DWARF numbering and how it places wide scalars,
 // aggregates and floating-point values.
-#include "btforge/dwarf/CallingConvention.h"
+#include "dwarf/CallingConvention.h"
 
 #include <doctest/doctest.h>
 

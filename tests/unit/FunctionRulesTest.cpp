@@ -3,8 +3,7 @@
 // on how a compiler marks clones: symbols missing, consistent and inconsistent prototypes,
 // several addresses, unexpected registers, and the order of the decisions.
 #include "FixtureLoading.h"
-
-#include "btforge/dwarf/FunctionMerger.h"
+#include "dwarf/FunctionMerger.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "btforge/compare/GraphDiff.h"
+#include "compare/GraphDiff.h"
 
 #include "../../core/ir/TypeWalk.h"
 

@@ -1,4 +1,4 @@
-#include "btforge/dedup/GraphMerger.h"
+#include "dedup/GraphMerger.h"
 
 #include "BtfTestSupport.h"
 

@@ -1,9 +1,9 @@
 // Partition refinement against a plain fixpoint of signature rounds: random graphs of structs and
 // pointers with long chains (past the rounds refinePartition runs before its splitter
 // refinement) and declarations following their candidates.
-#include "../../core/dedup/PartitionRefinement.h"
+#include "dedup/PartitionRefinement.h"
 
-#include "btforge/dedup/RefGraph.h"
+#include "dedup/RefGraph.h"
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,9 @@
 // What a DIE means in BTF terms, on units written out by hand (the shapes compilers emit).
-#include "btforge/dwarf/UnitMapper.h"
+#include "dwarf/UnitMapper.h"
+
+#include "support/TextArena.h"
 
 #include "btforge/Features.h"
-#include "btforge/support/TextArena.h"
 
 #include <doctest/doctest.h>
 

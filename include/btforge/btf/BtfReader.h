@@ -1,6 +1,7 @@
 // Parses and validates raw BTF bytes into a TypeGraph.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Error.h"
 
@@ -32,9 +33,10 @@ struct ReadOptions {
 // loops. A kind above 19 that the layout section describes is stepped over and dropped (types
 // after it are renumbered, references to it read as void); one it does not describe is an error.
 // The graph's byteOrder() is the input's.
-Expected<ir::TypeGraph> readBtf(std::span<const std::byte> bytes, const ReadOptions& options);
+BTFORGE_API Expected<ir::TypeGraph> readBtf(std::span<const std::byte> bytes,
+                                            const ReadOptions& options);
 
 // True when the bytes start with the BTF magic in either byte order.
-bool looksLikeBtf(std::span<const std::byte> head);
+BTFORGE_API bool looksLikeBtf(std::span<const std::byte> head);
 
 } // namespace btforge::btf

@@ -1,6 +1,7 @@
 // Serialises a TypeGraph as raw BTF (split BTF when the graph has a base).
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Error.h"
 
@@ -26,11 +27,11 @@ struct WriteOptions {
 // alone); a split graph reuses the base's strings. Fails on what BTF cannot hold: a vlen over
 // 65535 (16777215 with layout), a FUNC address (unless funcAddresses: standard BTF has no place for
 // one), a bitfield size over 255.
-Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph,
-                                          const WriteOptions& options = {});
+BTFORGE_API Expected<std::vector<std::byte>> writeBtf(const ir::TypeGraph& graph,
+                                                      const WriteOptions& options = {});
 
 // The same, written to `out` (nothing is written when it fails).
-Expected<void> writeBtf(std::ostream& out, const ir::TypeGraph& graph,
-                        const WriteOptions& options = {});
+BTFORGE_API Expected<void> writeBtf(std::ostream& out, const ir::TypeGraph& graph,
+                                    const WriteOptions& options = {});
 
 } // namespace btforge::btf

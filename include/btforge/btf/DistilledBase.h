@@ -17,6 +17,7 @@
 // an error: nothing in module BTF may refer to one.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Error.h"
 
@@ -32,7 +33,8 @@ struct DistilledBtf {
 };
 
 // `split` must continue a base graph. `sourceName` names the input in errors.
-Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string& sourceName);
+BTFORGE_API Expected<DistilledBtf> distillBase(const ir::TypeGraph& split,
+                                               const std::string& sourceName);
 
 // The reverse, as module loading (and libbpf's btf__relocate) does it: `split`, over a distilled
 // base, continued over `base` instead. Each distilled type stands for the one base type of its
@@ -41,8 +43,8 @@ Expected<DistilledBtf> distillBase(const ir::TypeGraph& split, const std::string
 // STRUCT or UNION of the same kind, and of the same size when the split BTF holds it by value
 // (a member, through typedefs, qualifiers and arrays) or the base has several of that name.
 // None, or several, is an error naming the type.
-Expected<ir::TypeGraph> relocateSplit(const ir::TypeGraph& split,
-                                      std::shared_ptr<const ir::TypeGraph> base,
-                                      const std::string& sourceName);
+BTFORGE_API Expected<ir::TypeGraph> relocateSplit(const ir::TypeGraph& split,
+                                                  std::shared_ptr<const ir::TypeGraph> base,
+                                                  const std::string& sourceName);
 
 } // namespace btforge::btf

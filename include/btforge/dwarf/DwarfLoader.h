@@ -3,6 +3,7 @@
 // only says how confidently it bids and opens its UnitReader.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/dwarf/UnitReader.h"
 #include "btforge/plugin/Plugin.h"
 
@@ -11,7 +12,7 @@
 
 namespace btforge::dwarf {
 
-class DwarfLoader : public plugin::Loader {
+class BTFORGE_API DwarfLoader : public plugin::Loader {
 public:
     // Bids `confidence` for ELF files with DWARF, 0 for anything else.
     unsigned probe(const plugin::InputProbe& input) const override;

@@ -3,6 +3,7 @@
 // DIE offsets of other sections become keys, and where ELF sections of the input lie.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/dwarf/UnitReader.h"
 
@@ -26,10 +27,10 @@ enum class Visit : uint8_t {
 
 // A lexical block's children are classified with its function's tag as their parent tag, so
 // that parameters stay recognisable.
-Visit classifyDie(uint16_t tag, uint16_t parentTag);
+BTFORGE_API Visit classifyDie(uint16_t tag, uint16_t parentTag);
 
 // DW_OP_entry_value(DW_OP_regN), optionally followed by DW_OP_stack_value: register N, or 0xff.
-uint8_t entryValueRegister(std::span<const LocationOp> ops);
+BTFORGE_API uint8_t entryValueRegister(std::span<const LocationOp> ops);
 
 // A constant attribute value as a reader read it from its form.
 struct Constant {
@@ -40,15 +41,15 @@ struct Constant {
 // The class of value a form holds (DWARF 5, 7.5.5), as DieAttributes takes them. Constant also
 // stands for the forms a reader can only try to read as one (DW_FORM_sec_offset, ...).
 enum class FormClass : uint8_t { Flag, String, Reference, Address, Block, Expression, Constant };
-FormClass formClass(unsigned form);
+BTFORGE_API FormClass formClass(unsigned form);
 // The constant forms whose value is signed: DW_FORM_sdata, DW_FORM_implicit_const.
-bool isSignedForm(unsigned form);
+BTFORGE_API bool isSignedForm(unsigned form);
 
 // What one kept DIE's attributes mean. A reader turns each attribute's form into a value of its
 // class (flag, constant, string, reference, address, block, expression operations) and hands it
 // here with the attribute's name; the rules decide what the Die gets. Values of a class an
 // attribute does not take are ignored.
-class DieAttributes {
+class BTFORGE_API DieAttributes {
 public:
     DieAttributes(UnitDies& unit, Die& die, std::vector<LocationOp>& scratch)
         : unit_(unit), die_(die), scratch_(scratch) {}
@@ -98,7 +99,7 @@ private:
 };
 
 // Appends the DIEs a reader keeps, in pre-order, each linked to its parent and previous sibling.
-class DieTreeBuilder {
+class BTFORGE_API DieTreeBuilder {
 public:
     explicit DieTreeBuilder(UnitDies& unit) : unit_(unit) {}
     // A new DIE under kept DIE `parent` (kNoIndex: the unit DIE); the reader fills the rest.
@@ -111,7 +112,7 @@ private:
 };
 
 // The allocated sections of an ELF input by address, to answer UnitReader::locate.
-class SectionAddresses {
+class BTFORGE_API SectionAddresses {
 public:
     void add(uint64_t address, uint64_t size, uint32_t index);
     void sort();

@@ -3,6 +3,8 @@
 // it (libdw, LLVM DebugInfo); everything that decides what a DIE means lives in core.
 #pragma once
 
+#include "btforge/Export.h"
+
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -86,7 +88,7 @@ struct Die {
     bool has(DieFlag flag) const { return (flags & flag) != 0; }
 };
 
-struct UnitDies {
+struct BTFORGE_API UnitDies {
     DieOffset unitOffset = 0;
     uint16_t version = 0;
     uint16_t language = 0; // DW_AT_language of the unit DIE

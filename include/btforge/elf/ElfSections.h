@@ -1,6 +1,7 @@
 // Section access for ELF inputs (vmlinux, .o, .ko), through elfutils libelf.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <cstddef>
@@ -11,15 +12,15 @@
 
 namespace btforge::elf {
 
-bool looksLikeElf(std::span<const std::byte> head);
+BTFORGE_API bool looksLikeElf(std::span<const std::byte> head);
 
 // The bytes of the named section of an ELF image held in memory, or nullopt if it has none.
 // Errors name the file and what is malformed.
-Expected<std::optional<std::vector<std::byte>>>
+BTFORGE_API Expected<std::optional<std::vector<std::byte>>>
 readSection(std::span<const std::byte> image, const std::string& fileName,
             const std::string& sectionName);
 
 // True when the ELF image has a section of that name (false for anything that is not ELF).
-bool hasSection(std::span<const std::byte> image, const std::string& sectionName);
+BTFORGE_API bool hasSection(std::span<const std::byte> image, const std::string& sectionName);
 
 } // namespace btforge::elf

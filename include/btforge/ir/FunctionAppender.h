@@ -2,6 +2,7 @@
 // same prototype: the DWARF pipeline and the FUNC address conversions build functions alike.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <optional>
@@ -12,7 +13,7 @@
 
 namespace btforge::ir {
 
-class FunctionAppender {
+class BTFORGE_API FunctionAppender {
 public:
     // Indexes the FUNC_PROTOs the graph and its base already have, so they are reused.
     explicit FunctionAppender(TypeGraph& graph);

@@ -2,13 +2,16 @@
 // and from the wire format without a table.
 #pragma once
 
+#include "btforge/Export.h"
+
 #include <cstdint>
 #include <string_view>
 
 namespace btforge::ir {
 
-using TypeId = uint32_t; // 0 is void; ids count from 1 in graph order (split graphs continue a base)
-using StrId = uint32_t;  // offset of an interned string; 0 is the empty name
+using TypeId =
+    uint32_t;           // 0 is void; ids count from 1 in graph order (split graphs continue a base)
+using StrId = uint32_t; // offset of an interned string; 0 is the empty name
 
 inline constexpr TypeId kVoidType = 0;
 inline constexpr StrId kNoName = 0;
@@ -39,7 +42,7 @@ enum class Kind : uint8_t {
 inline constexpr unsigned kMaxKind = 19;
 
 // The spelling BTF tools use ("INT", "FUNC_PROTO", ...); "UNKNOWN" outside 1-19.
-std::string_view kindName(Kind kind);
+BTFORGE_API std::string_view kindName(Kind kind);
 
 // Kinds whose record is just "name + one referenced type".
 constexpr bool isReferenceKind(Kind kind) {

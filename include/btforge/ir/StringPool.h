@@ -3,6 +3,7 @@
 // its ids start where the base ends, and strings the base has keep the base's id.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/Kind.h"
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 
 namespace btforge::ir {
 
-class StringPool {
+class BTFORGE_API StringPool {
 public:
     explicit StringPool(std::shared_ptr<const StringPool> base = nullptr);
 

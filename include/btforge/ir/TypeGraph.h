@@ -7,6 +7,7 @@
 // go to the base.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/ChunkedArena.h"
 #include "btforge/ir/Kind.h"
 #include "btforge/ir/StringPool.h"
@@ -23,9 +24,9 @@
 namespace btforge::ir {
 
 enum class ByteOrder : uint8_t { Little, Big };
-ByteOrder nativeByteOrder();
+BTFORGE_API ByteOrder nativeByteOrder();
 
-class TypeGraph {
+class BTFORGE_API TypeGraph {
 public:
     explicit TypeGraph(std::shared_ptr<const TypeGraph> base = nullptr);
     TypeGraph(TypeGraph&&) = default;
@@ -183,6 +184,6 @@ std::invoke_result_t<F&, const VoidType&> TypeGraph::visit(TypeId id, F&& f) con
 
 // The size in bytes of a value of this type (through typedefs, qualifiers and arrays; pointers
 // are 8 bytes), or nullopt for void, functions and forward declarations.
-std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id);
+BTFORGE_API std::optional<uint64_t> sizeOf(const TypeGraph& graph, TypeId id);
 
 } // namespace btforge::ir

@@ -5,25 +5,57 @@
 // descriptor and the interfaces below may change freely whenever kAbiVersion is bumped.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
 
-#include <boost/config.hpp>
-
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 
 namespace btforge::plugin {
 
-inline constexpr uint32_t kAbiVersion = 4;
+inline constexpr uint32_t kAbiVersion = 5;
 inline constexpr const char* kDescriptorSymbol = "btforge_plugin_descriptor";
 
 enum class PluginKind : uint32_t { Loader = 1, Emitter = 2 };
+
+// What the host must know of a plugin beyond its kind (it never goes by a plugin's name).
+enum class Capability : uint32_t {
+    None = 0,
+    // Loader: reads BTF as it is stored (raw, an ELF file's .BTF); the host loads bases (-B) and
+    // what an ELF file carries (dump, diff) with it.
+    ReadsBtf = 1u << 0,
+    // Loader: makes the VARs and DATASECs of global variables itself (global_var); for the other
+    // loaders' graphs the host adds them from the input's ELF symbol table.
+    MakesVariables = 1u << 1,
+    // Emitter: writes FUNCs with their addresses (docs/func-addr-extension.md), so loaders keep
+    // one FUNC per address (--func-addr keep is implied).
+    NeedsFuncAddresses = 1u << 2,
+    // Emitter: writes standard BTF, which --elf and --in-place put into an ELF file's .BTF.
+    WritesBtf = 1u << 3,
+};
+
+constexpr Capability operator|(Capability a, Capability b) {
+    return static_cast<Capability>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+
+// An option of a plugin's own, given as --plugin-opt NAME.KEY=VALUE and listed by
+// `btforge plugins`.
+struct OptionSpec {
+    const char* key;
+    const char* defaultValue; // what the plugin gets when the option is not given
+    const char* help;
+};
+
+// A plugin's options: every key it declares, with the value given or else its default.
+using OptionValues = std::map<std::string, std::string, std::less<>>;
 
 // An input, for loaders to recognise it without a -f option: the bytes the load reads too (the
 // host opens every input once: a pipe cannot be read twice).
@@ -38,6 +70,7 @@ struct LoadRequest {
     // Split inputs continue this graph (from -B/--base); null for a standalone input.
     std::shared_ptr<const ir::TypeGraph> base;
     std::string basePath;
+    OptionValues options; // this loader's own (--plugin-opt)
 };
 
 class Loader {
@@ -50,6 +83,7 @@ public:
 
 struct EmitRequest {
     std::string outputPath; // for messages; "-" is standard output
+    OptionValues options;   // this emitter's own (--plugin-opt)
 };
 
 class Emitter {
@@ -64,28 +98,35 @@ struct PluginDescriptor {
     PluginKind kind;
     const char* name;
     const char* description;
-    std::unique_ptr<Loader> (*makeLoader)();   // set for loaders
-    std::unique_ptr<Emitter> (*makeEmitter)(); // set for emitters
+    std::unique_ptr<Loader> (*makeLoader)() = nullptr;   // set for loaders
+    std::unique_ptr<Emitter> (*makeEmitter)() = nullptr; // set for emitters
+    Capability capabilities = Capability::None;
+    std::span<const OptionSpec> options = {};
+
+    bool has(Capability c) const {
+        return (static_cast<uint32_t>(capabilities) & static_cast<uint32_t>(c)) != 0;
+    }
 };
 
 } // namespace btforge::plugin
 
-// Defines the exported descriptor of a loader plugin implemented by class LOADER_CLASS.
-#define BTFORGE_LOADER_PLUGIN(NAME, DESCRIPTION, LOADER_CLASS)                                     \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
-        btforge_plugin_descriptor {                                                                \
-        ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Loader, NAME, DESCRIPTION,  \
-            []() -> std::unique_ptr<::btforge::plugin::Loader> {                                   \
-                return std::make_unique<LOADER_CLASS>();                                           \
-            },                                                                                     \
-            nullptr                                                                                \
+// Defines the exported descriptor of a loader or emitter plugin implemented by CLASS. What follows
+// the class, if anything, are the descriptor's later fields, designated:
+//   BTFORGE_EMITTER_PLUGIN("csv", "types by kind", CsvEmitter, .options = kCsvOptions);
+#define BTFORGE_LOADER_PLUGIN(NAME, DESCRIPTION, CLASS, ...)                                       \
+    BTFORGE_PLUGIN_EXPORT const ::btforge::plugin::PluginDescriptor btforge_plugin_descriptor {    \
+        .abiVersion = ::btforge::plugin::kAbiVersion,                                              \
+        .kind = ::btforge::plugin::PluginKind::Loader, .name = NAME, .description = DESCRIPTION,   \
+        .makeLoader = []() -> std::unique_ptr<::btforge::plugin::Loader> {                         \
+            return std::make_unique<CLASS>();                                                      \
+        } __VA_OPT__(, ) __VA_ARGS__                                                               \
     }
 
-#define BTFORGE_EMITTER_PLUGIN(NAME, DESCRIPTION, EMITTER_CLASS)                                   \
-    extern "C" BOOST_SYMBOL_EXPORT const ::btforge::plugin::PluginDescriptor                       \
-        btforge_plugin_descriptor {                                                                \
-        ::btforge::plugin::kAbiVersion, ::btforge::plugin::PluginKind::Emitter, NAME, DESCRIPTION, \
-            nullptr, []() -> std::unique_ptr<::btforge::plugin::Emitter> {                         \
-                return std::make_unique<EMITTER_CLASS>();                                          \
-            }                                                                                      \
+#define BTFORGE_EMITTER_PLUGIN(NAME, DESCRIPTION, CLASS, ...)                                      \
+    BTFORGE_PLUGIN_EXPORT const ::btforge::plugin::PluginDescriptor btforge_plugin_descriptor {    \
+        .abiVersion = ::btforge::plugin::kAbiVersion,                                              \
+        .kind = ::btforge::plugin::PluginKind::Emitter, .name = NAME, .description = DESCRIPTION,  \
+        .makeEmitter = []() -> std::unique_ptr<::btforge::plugin::Emitter> {                       \
+            return std::make_unique<CLASS>();                                                      \
+        } __VA_OPT__(, ) __VA_ARGS__                                                               \
     }

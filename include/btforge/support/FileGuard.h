@@ -4,21 +4,23 @@
 // removes the temporary outputs, instead of a crash that leaves them behind.
 #pragma once
 
+#include "btforge/Export.h"
+
 #include <cstdint>
 #include <string>
 
 namespace btforge {
 
 // Installs the SIGBUS handler (once; later calls do nothing).
-void installFileGuard();
+BTFORGE_API void installFileGuard();
 
 // `fd` is an input read through a mapping of `size` bytes; `path` names it in the message.
 // Returns a token for unwatchInput. Up to a few dozen inputs at once; more are not watched.
-int watchInput(int fd, uint64_t size, const std::string& path);
-void unwatchInput(int token);
+BTFORGE_API int watchInput(int fd, uint64_t size, const std::string& path);
+BTFORGE_API void unwatchInput(int token);
 
 // `path` is a temporary output to remove if the process must end at once.
-int watchTemporary(const std::string& path);
-void unwatchTemporary(int token);
+BTFORGE_API int watchTemporary(const std::string& path);
+BTFORGE_API void unwatchTemporary(int token);
 
 } // namespace btforge

@@ -3,6 +3,7 @@
 // (/sys/kernel/btf/*). Devices and directories are refused. docs/security.md lists the rules.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <cstddef>
@@ -15,7 +16,7 @@ namespace btforge {
 // The most a non-regular input may hold (--stream-limit): a FIFO fed from /dev/zero must end.
 inline constexpr uint64_t kDefaultStreamLimit = uint64_t(4) << 30;
 
-class MappedFile {
+class BTFORGE_API MappedFile {
 public:
     static Expected<MappedFile> open(const std::string& path,
                                      uint64_t streamLimit = kDefaultStreamLimit);
@@ -47,6 +48,6 @@ private:
 // Gives back the resident pages wholly inside `range`, which must lie in a read-only mapping of a
 // file: they read back from the file when next touched. Readers use it once they are done with a
 // part of a large input (a kernel's 164 MB of .debug_info).
-void dropFilePages(std::span<const std::byte> range);
+BTFORGE_API void dropFilePages(std::span<const std::byte> range);
 
 } // namespace btforge

@@ -9,6 +9,7 @@
 // kept; an old copy elsewhere stays as unreferenced bytes. No other section moves.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <cstddef>
@@ -23,13 +24,14 @@ namespace btforge::elf {
 // is added at the end of the table, not allocated, as objcopy --add-section does. A section that
 // is part of the loaded image (SHF_ALLOC) is refused: its size and address are fixed by the link.
 // ELF32 and ELF64 of either byte order, with more than 65279 sections too (SHN_XINDEX).
-Expected<void> writeWithSection(std::span<const std::byte> image, const std::string& fileName,
-                                const std::string& name, std::span<const std::byte> contents,
-                                std::ostream& out);
+BTFORGE_API Expected<void> writeWithSection(std::span<const std::byte> image,
+                                            const std::string& fileName, const std::string& name,
+                                            std::span<const std::byte> contents, std::ostream& out);
 
 // The checks writeWithSection makes before writing anything, alone: to refuse an input before
 // the work of converting it.
-Expected<void> checkSectionWritable(std::span<const std::byte> image, const std::string& fileName,
-                                    const std::string& name);
+BTFORGE_API Expected<void> checkSectionWritable(std::span<const std::byte> image,
+                                                const std::string& fileName,
+                                                const std::string& name);
 
 } // namespace btforge::elf

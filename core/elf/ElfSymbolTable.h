@@ -3,7 +3,9 @@
 // section, and the section table.
 #pragma once
 
-#include "btforge/elf/Target.h"
+#include "elf/Target.h"
+
+#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
 
@@ -51,7 +53,7 @@ std::string_view stripCompilerSuffix(std::string_view symbolName);
 // or in the symbol table.
 bool isCompilerGeneratedObject(std::string_view name);
 
-class ElfSymbolTable {
+class BTFORGE_API ElfSymbolTable {
 public:
     // The table keeps `file` mapped: every string_view it hands out points into it.
     static Expected<std::shared_ptr<const ElfSymbolTable>> read(std::shared_ptr<MappedFile> file);

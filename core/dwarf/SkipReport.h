@@ -2,7 +2,8 @@
 // of skipped functions as JSON (--report-skipped).
 #pragma once
 
-#include "btforge/dwarf/DwarfConversion.h"
+#include "dwarf/DwarfConversion.h"
+
 #include "btforge/plugin/Session.h"
 
 namespace btforge::dwarf {

@@ -9,6 +9,7 @@
 // has a few) compare as multisets.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <array>
@@ -23,7 +24,7 @@ namespace btforge::compare {
 
 // The kinds whose types are matched on their own, in kind order; the others (PTR, ARRAY,
 // FUNC_PROTO, modifiers) are only compared inside the types that refer to them.
-std::span<const ir::Kind> matchedKinds();
+BTFORGE_API std::span<const ir::Kind> matchedKinds();
 bool isMatchedKind(ir::Kind kind);
 
 struct DiffOptions {
@@ -61,7 +62,7 @@ struct Difference {
     bool operator==(const Difference&) const = default;
 };
 
-struct DiffReport {
+struct BTFORGE_API DiffReport {
     std::array<KindCounts, ir::kMaxKind + 1> counts{}; // indexed by kind number
     // Sorted by kind, then type name; at most DiffOptions::maxListed of them.
     std::vector<Difference> differences;
@@ -71,7 +72,7 @@ struct DiffReport {
 };
 
 // Compares the types each graph owns (a split graph's base is not compared, only referred to).
-DiffReport compareGraphs(const ir::TypeGraph& a, const ir::TypeGraph& b,
-                         const DiffOptions& options = {});
+BTFORGE_API DiffReport compareGraphs(const ir::TypeGraph& a, const ir::TypeGraph& b,
+                                     const DiffOptions& options = {});
 
 } // namespace btforge::compare

@@ -10,6 +10,7 @@
 // Ids are renumbered in order; types of a base graph (split BTF) are never removed.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Error.h"
 
@@ -21,7 +22,7 @@ namespace btforge::amend {
 enum class Selection : uint8_t { Keep, Drop };
 
 // A name that selects no own type is a usage error.
-Expected<ir::TypeGraph> select(const ir::TypeGraph& graph, Selection selection,
-                               std::span<const std::string> names);
+BTFORGE_API Expected<ir::TypeGraph> select(const ir::TypeGraph& graph, Selection selection,
+                                           std::span<const std::string> names);
 
 } // namespace btforge::amend

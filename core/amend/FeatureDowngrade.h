@@ -13,6 +13,7 @@
 // in order, so the result is a function of the input and the features alone.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/Features.h"
 #include "btforge/ir/TypeGraph.h"
 
@@ -21,6 +22,7 @@
 namespace btforge::amend {
 
 // The downgraded graph, or nullopt when no feature that is off has anything to change.
-std::optional<ir::TypeGraph> downgrade(const ir::TypeGraph& graph, const FeatureSet& features);
+BTFORGE_API std::optional<ir::TypeGraph> downgrade(const ir::TypeGraph& graph,
+                                                   const FeatureSet& features);
 
 } // namespace btforge::amend

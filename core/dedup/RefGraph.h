@@ -4,9 +4,10 @@
 // like the merged one, never holds a doubled copy of itself.
 #pragma once
 
+#include "support/Prefetch.h"
+
 #include "btforge/ir/ChunkedArena.h"
 #include "btforge/ir/TypeGraph.h"
-#include "btforge/support/Prefetch.h"
 
 #include <algorithm>
 #include <cstdint>

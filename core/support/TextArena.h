@@ -35,7 +35,7 @@ public:
 private:
     static constexpr size_t kMaxBlock = 64 * 1024;
     std::vector<std::shared_ptr<char[]>> blocks_; // the last one is being filled
-    size_t capacity_ = 256; // of the last block
+    size_t capacity_ = 256;                       // of the last block
     size_t used_ = 0;
 };
 

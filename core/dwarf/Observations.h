@@ -3,9 +3,10 @@
 // own until remapTypes() puts them into the merged graph's terms.
 #pragma once
 
+#include "support/TextArena.h"
+
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/ir/Kind.h"
-#include "btforge/support/TextArena.h"
 
 #include <cstdint>
 #include <string_view>

@@ -5,6 +5,7 @@
 // without commit(), it removes its temporary file: a failed run leaves the target untouched.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <memory>
@@ -14,7 +15,7 @@
 
 namespace btforge {
 
-class OutputFile {
+class BTFORGE_API OutputFile {
 public:
     // Refuses a directory, and a regular file this user may not write or could not replace
     // with its owner kept (another user's file, unless root).

@@ -3,11 +3,12 @@
 // with their own UnitReader.
 #pragma once
 
+#include "dwarf/FunctionMerger.h"
+#include "dwarf/UnitMapper.h"
+#include "elf/ElfSymbolTable.h"
+
 #include "btforge/Features.h"
-#include "btforge/dwarf/FunctionMerger.h"
-#include "btforge/dwarf/UnitMapper.h"
 #include "btforge/dwarf/UnitReader.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 

@@ -3,11 +3,12 @@
 // loaders feed it.
 #pragma once
 
-#include "btforge/dedup/GraphMerger.h"
-#include "btforge/dwarf/CallingConvention.h"
-#include "btforge/dwarf/Observations.h"
+#include "dedup/GraphMerger.h"
+#include "dwarf/CallingConvention.h"
+#include "dwarf/Observations.h"
+#include "elf/Target.h"
+
 #include "btforge/dwarf/UnitDies.h"
-#include "btforge/elf/Target.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>

@@ -3,10 +3,11 @@
 // and every instance the DWARF shows are combined into one decision.
 #pragma once
 
+#include "dwarf/Observations.h"
+#include "elf/ElfSymbolTable.h"
+
 #include "btforge/Features.h"
-#include "btforge/dwarf/Observations.h"
 #include "btforge/dwarf/UnitReader.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <optional>

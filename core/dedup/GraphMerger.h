@@ -16,7 +16,8 @@
 // walks over flat reference lists, appending what is new), then finish() once.
 #pragma once
 
-#include "btforge/dedup/RefGraph.h"
+#include "dedup/RefGraph.h"
+
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 

@@ -1,0 +1,35 @@
+# btforge_add_plugin(NAME SOURCES...): a btforge loader or emitter plugin, libbtforge-NAME.so, a
+# MODULE library against btforge::core that exports only its descriptor. Used by btforge's own
+# plugins and, installed with the SDK (find_package(btforge)), by plugins built out of the tree.
+#
+# Where it goes, when set before the call:
+#   BTFORGE_PLUGIN_OUTPUT_DIRECTORY  the build directory it is written to (default: CMake's)
+#   BTFORGE_PLUGIN_INSTALL_DIR       where `cmake --install` puts it (default: btforge's plugin
+#                                    directory, where the btforge command looks)
+#   BTFORGE_PLUGIN_INSTALL_RPATH     its run path once installed (default: btforge's library
+#                                    directory)
+function(btforge_add_plugin name)
+  set(target btforge-plugin-${name})
+  add_library(${target} MODULE ${ARGN})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME btforge-${name}
+    PREFIX "lib"
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    INSTALL_RPATH "${BTFORGE_PLUGIN_INSTALL_RPATH}")
+  if(BTFORGE_PLUGIN_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES
+      LIBRARY_OUTPUT_DIRECTORY ${BTFORGE_PLUGIN_OUTPUT_DIRECTORY})
+  endif()
+  target_compile_features(${target} PRIVATE cxx_std_20)
+  # A symbol missing from libbtforge-core would otherwise only show when the host loads it.
+  if(NOT BTFORGE_SANITIZE)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
+  target_link_libraries(${target} PRIVATE btforge::core)
+  if(TARGET btforge_options)
+    target_link_libraries(${target} PRIVATE btforge_options)
+  endif()
+  install(TARGETS ${target} LIBRARY DESTINATION ${BTFORGE_PLUGIN_INSTALL_DIR})
+  set_property(GLOBAL APPEND PROPERTY BTFORGE_PLUGIN_TARGETS ${target})
+endfunction()
