@@ -3,7 +3,7 @@
 // with their own UnitReader.
 #pragma once
 
-#include "dwarf/FunctionMerger.h"
+#include "dwarf/FunctionDecisions.h"
 #include "dwarf/UnitMapper.h"
 #include "elf/ElfSymbolTable.h"
 

@@ -1,6 +1,6 @@
 #include "FunctionEmission.h"
 
-#include "dwarf/FunctionMerger.h"
+#include "dwarf/FunctionDecisions.h"
 #include "elf/KfuncSets.h"
 
 #include "btforge/btf/FuncAddrExtension.h"

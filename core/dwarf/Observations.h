@@ -1,5 +1,5 @@
 // What the DWARF of one unit says about functions and variables, kept compactly per worker until
-// all units are read (seed 002: a BTF-centric record, not the DWARF). Type ids are the unit's
+// all units are read (a record in BTF's terms, not the DWARF). Type ids are the unit's
 // own until remapTypes() puts them into the merged graph's terms.
 #pragma once
 

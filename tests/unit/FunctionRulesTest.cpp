@@ -3,7 +3,7 @@
 // on how a compiler marks clones: symbols missing, consistent and inconsistent prototypes,
 // several addresses, unexpected registers, and the order of the decisions.
 #include "FixtureLoading.h"
-#include "dwarf/FunctionMerger.h"
+#include "dwarf/FunctionDecisions.h"
 
 #include <doctest/doctest.h>
 

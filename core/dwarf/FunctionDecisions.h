@@ -1,6 +1,6 @@
 // After every unit is read: which functions become FUNC records, and why the others do not.
-// One deterministic pass over all observations (seeds 000-002): per name, the ELF symbols it has
-// and every instance the DWARF shows are combined into one decision.
+// One deterministic pass over all observations (docs/functions.md): per name, the ELF symbols it
+// has and every instance the DWARF shows are combined into one decision.
 #pragma once
 
 #include "dwarf/Observations.h"

@@ -1,4 +1,4 @@
-#include "dwarf/FunctionMerger.h"
+#include "dwarf/FunctionDecisions.h"
 
 #include "btforge/support/Hex.h"
 
