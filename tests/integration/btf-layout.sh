@@ -11,13 +11,7 @@ btf_check=$tools/libbpf-master/btf-check
 require_file "$btf_check" "libbpf master's btf-check"
 require_file "$tools/pahole-master/pahole" "upstream pahole master"
 
-# Upstream pahole runs from a copy whose library links are restored (the shared copy stores
-# each link as a text file naming its target).
-cp -r "$tools/pahole-master" "$work/pahole"
-chmod -R u+w "$work/pahole"
-for link in "$work"/pahole/lib/*.so.1; do
-    [ -L "$link" ] || ln -sf "$(cat "$link")" "$link"
-done
+runnable_copy "$tools/pahole-master" "$work/pahole"
 cp "$program" "$work/prog.o"
 "$work/pahole/pahole" -J --btf_features=default,layout --btf_encode_detached="$work/up.btf" \
     "$work/prog.o" || skip "upstream pahole does not run here"

@@ -24,13 +24,7 @@ require_file "$tools/pahole-master/pahole" "upstream pahole master"
 gcc -O1 -I "$tools/libbpf-master/include" -o "$work/btf-distill" \
     "$(dirname "$0")/../tools/btf-distill.c" "$tools/libbpf-master/lib/libbpf.a" -lelf -lz ||
     skip "cannot build btf-distill against libbpf master"
-# Upstream pahole runs from a copy whose library links are restored (the shared copy stores
-# each link as a text file naming its target).
-cp -r "$tools/pahole-master" "$work/pahole"
-chmod -R u+w "$work/pahole"
-for link in "$work"/pahole/lib/*.so.1; do
-    [ -L "$link" ] || ln -sf "$(cat "$link")" "$link"
-done
+runnable_copy "$tools/pahole-master" "$work/pahole"
 "$work/pahole/pahole" --version > "$work/version.txt" || skip "upstream pahole does not run here"
 
 # The base both encoders get: vmlinux's .BTF; for a kernel built without BTF (Debian's s390x),

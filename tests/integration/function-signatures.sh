@@ -17,12 +17,7 @@ command -v clang-19 > /dev/null || skip "clang-19 is not installed"
 command -v llvm-dwarfdump-19 > /dev/null || skip "llvm-dwarfdump-19 is not installed"
 # Upstream's tools, runnable: its symbolic links are kept as text files naming their targets.
 if [ -n "$master" ] && [ -r "$master/bin/pahole" ]; then
-    cp -a "$master" "$work/master"
-    chmod -R u+w "$work/master"
-    while read -r f; do
-        target_name=$(cat "$f")
-        [ -e "$(dirname "$f")/$target_name" ] && ln -sf "$target_name" "$f"
-    done < <(find "$work/master" -type f ! -perm -u+x -size -64c)
+    runnable_copy "$master" "$work/master"
     master=$work/master
 else
     master=

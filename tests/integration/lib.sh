@@ -14,6 +14,18 @@ skip() {
     echo "SKIP: $*"
     exit "$SKIP"
 }
+# runnable_copy DIR DEST: a writable copy of a tool tree whose symbolic links are stored as small
+# text files naming their targets (../shared/tools keeps them so), the links restored.
+runnable_copy() {
+    cp -a "$1" "$2"
+    chmod -R u+w "$2"
+    local f target
+    while read -r f; do
+        target=$(cat "$f")
+        if [ -e "$(dirname "$f")/$target" ]; then ln -sf "$target" "$f"; fi
+    done < <(find "$2" -type f ! -perm -u+x -size -64c)
+}
+
 require_file() {
     [ -r "$1" ] || skip "$1 is not here${2:+ ($2)}"
 }

@@ -16,12 +16,7 @@ command -v gawk > /dev/null || skip "the suite needs gawk (scripts/install-deps.
 # One writable copy per run (the tests build tests/bin there). Symbolic links (pfunct, pdwtags,
 # lib/*.so.1) are kept in TOOLS as small text files naming the file they point to.
 for copy in upstream btforge; do
-    cp -a "$tools" "$work/$copy"
-    chmod -R u+w "$work/$copy"
-    while read -r f; do
-        target=$(cat "$f")
-        [ -e "$(dirname "$f")/$target" ] && ln -sf "$target" "$f"
-    done < <(find "$work/$copy" -type f ! -perm -u+x -size -64c)
+    runnable_copy "$tools" "$work/$copy"
 done
 mkdir "$work/bin"
 ln -s "$(readlink -f "$BTFORGE")" "$work/bin/pahole"
