@@ -2,6 +2,8 @@
 
 #include "PaholeCompat.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
+
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -57,26 +59,27 @@ po::options_description convertOptions() {
         "optional feature; layout writes the 2026 kind-layout section; distilled_base writes split "
         "BTF over a distilled base in .BTF.base, with --elf/--in-place; attributes: not "
         "implemented, warned about)")(
-        "lang-exclude", po::value<std::string>()->default_value("rust"),
-        "skip DWARF units of these languages (comma-separated; '' for none)")(
+        "lang-exclude", po::value<std::string>(),
+        "skip DWARF units of these languages (comma-separated; '' for none; default: rust)")(
         "report-skipped", po::value<std::string>(),
         "write every function left out, with the reason, to FILE as JSON")(
         "list-skipped",
         "print one line per function left out on standard output, as pahole --verbose "
         "('NAME : skipping BTF encoding of function due to REASON')")(
-        "no-dedup", "keep every unit's types as read (to compare deduplicators)")(
+        "no-dedup", "DWARF: keep every unit's types as read (to compare deduplicators)")(
         "nested-arrays",
         "DWARF: int m[3][4] as ARRAY of ARRAY, as LLVM writes it (default: one ARRAY of 12, as "
         "pahole writes kernels' BTF and CO-RE programs expect)")(
         "func-addr", po::value<std::string>(),
         "functions at several addresses: keep (one FUNC per address, implied by -t "
         "btf-func-addr), merge (to standard BTF), decl-tag (the RFC's address=0x... tags)")(
-        "func-addr-base", po::value<std::string>()->default_value("_text"),
-        "FUNC addresses are relative to this symbol when the input has it ('' = absolute)")(
-        "elf", "write OUT as a copy of the ELF INPUT with the BTF as its .BTF section")(
+        "func-addr-base", po::value<std::string>(),
+        "DWARF: FUNC addresses are relative to this symbol when the input has it ('' = absolute; "
+        "default: _text)")("elf",
+                           "write OUT as a copy of the ELF INPUT with the BTF as its .BTF section")(
         "in-place", "replace INPUT's .BTF section (or add one), atomically; no -o")(
         "dwarf-alt", po::value<std::string>(),
-        "the file INPUT's .gnu_debugaltlink names (dwz -m), instead of looking for it")(
+        "DWARF: the file INPUT's .gnu_debugaltlink names (dwz -m), instead of looking for it")(
         "keep", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "keep only the types these names need (after INPUT; comma-separated lists too)")(
         "drop", po::value<std::vector<std::string>>()->multitoken()->composing(),
@@ -202,23 +205,28 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         return Error::usage("convert: --keep and --drop do not go together");
     if (auto features = optional<std::string>(vm, "features"))
         command.options.features = splitList(*features);
-    command.options.languageExclude = vm["lang-exclude"].as<std::string>();
     if (auto report = optional<std::string>(vm, "report-skipped"))
         request.reportSkipped = *report;
     request.listSkipped = vm.count("list-skipped") > 0;
     if (request.listSkipped && request.output == "-")
         return Error::usage("convert: --list-skipped prints on standard output: use -o FILE");
-    if (auto alt = optional<std::string>(vm, "dwarf-alt"))
-        command.options.dwarfAlt = *alt;
-    command.options.dedup = vm.count("no-dedup") == 0;
-    command.options.nestedArrays = vm.count("nested-arrays") > 0;
     if (auto mode = optional<std::string>(vm, "func-addr")) {
         auto parsed = parseFuncAddrMode(*mode);
         if (!parsed)
             return std::move(parsed).error();
         command.options.funcAddr = *parsed;
     }
-    command.options.funcAddrBase = vm["func-addr-base"].as<std::string>();
+    // The DWARF loaders' options, by their shorthands (LoaderOptions.h).
+    for (auto [flag, key] : {std::pair{"lang-exclude", dwarf::kLanguageExcludeOption},
+                             {"dwarf-alt", dwarf::kDwarfAltOption},
+                             {"func-addr-base", dwarf::kFuncAddrBaseOption}}) {
+        if (auto value = optional<std::string>(vm, flag))
+            command.loaderOptions[key] = *value;
+    }
+    if (vm.count("no-dedup"))
+        command.loaderOptions[dwarf::kDedupOption] = "false";
+    if (vm.count("nested-arrays"))
+        command.loaderOptions[dwarf::kNestedArraysOption] = "true";
     return command;
 }
 

@@ -23,6 +23,9 @@ struct GlobalOptions {
 struct ConvertCommand {
     ConversionRequest request;
     plugin::Options options; // jobs is filled in from the global options
+    // What the shorthands of loader options (--lang-exclude, --no-dedup, ...) set, by key, on the
+    // loader that reads INPUT; --plugin-opt settings override them.
+    plugin::OptionValues loaderOptions;
 };
 struct DiffCommand {
     DiffRequest request;

@@ -295,7 +295,7 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
     if (!emitterPlugin)
         return std::move(emitterPlugin).error();
-    if (auto distinct = refuseOutputsOverInputs(request, session.options); !distinct)
+    if (auto distinct = refuseOutputsOverInputs(request, registry); !distinct)
         return distinct;
     auto input = openInput(request.source.input, session);
     if (!input)

@@ -115,6 +115,27 @@ Expected<void> PluginRegistry::configure(const std::vector<std::string>& setting
     return {};
 }
 
+void PluginRegistry::configureLoaders(const plugin::OptionValues& settings) {
+    for (LoadedPlugin& p : plugins_) {
+        if (p.descriptor->kind != plugin::PluginKind::Loader)
+            continue;
+        for (const auto& [key, value] : settings) {
+            if (auto option = p.options.find(key); option != p.options.end())
+                option->second = value;
+        }
+    }
+}
+
+std::vector<std::string> PluginRegistry::loaderValues(std::string_view key) const {
+    std::vector<std::string> values;
+    for (const LoadedPlugin* p : ofKind(plugin::PluginKind::Loader)) {
+        if (auto option = p->options.find(key);
+            option != p->options.end() && !option->second.empty())
+            values.push_back(option->second);
+    }
+    return values;
+}
+
 const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_view name) const {
     for (const LoadedPlugin& p : plugins_) {
         if (p.descriptor->kind == kind && name == p.descriptor->name)

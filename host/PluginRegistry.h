@@ -29,6 +29,12 @@ public:
     // Applies --plugin-opt NAME.KEY=VALUE settings: to the plugins named NAME that declare KEY
     // (a loader and an emitter may share a name); a usage error when none does.
     Expected<void> configure(const std::vector<std::string>& settings);
+    // Applies the shorthands of loader options (--lang-exclude, ...): each KEY's value to every
+    // loader that declares KEY, so to whichever reads the input; to none when none does (BTF
+    // input has no DWARF units to exclude).
+    void configureLoaders(const plugin::OptionValues& settings);
+    // The values loaders were given for KEY, other than empty (--dwarf-alt's files, to check).
+    std::vector<std::string> loaderValues(std::string_view key) const;
 
     const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
     const std::vector<PluginFailure>& failures() const { return failures_; }

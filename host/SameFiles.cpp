@@ -1,5 +1,7 @@
 #include "SameFiles.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
+
 #include <sys/stat.h>
 #include <vector>
 
@@ -44,12 +46,13 @@ bool sameFile(const std::string& a, const std::string& b) {
 } // namespace
 
 Expected<void> refuseOutputsOverInputs(const ConversionRequest& request,
-                                       const plugin::Options& options) {
+                                       const PluginRegistry& registry) {
     std::vector<NamedFile> inputs{{"INPUT", request.source.input}};
     if (request.source.base)
         inputs.push_back({"the base (-B)", *request.source.base});
-    if (!options.dwarfAlt.empty())
-        inputs.push_back({"the alt file (--dwarf-alt)", options.dwarfAlt});
+    // Whichever loader reads INPUT: the option is set before the input is opened and probed.
+    for (std::string& alt : registry.loaderValues(dwarf::kDwarfAltOption))
+        inputs.push_back({"the alt file (--dwarf-alt)", std::move(alt)});
     std::vector<NamedFile> outputs;
     if (request.output != "-" && !request.inPlace)
         outputs.push_back({"the output (-o)", request.output});

@@ -1,5 +1,6 @@
 // No output may name an input: `-o INPUT`, `--report-skipped BASE`, a link to the input, the
-// same file twice. Compared by device and inode, through links, before anything is written.
+// same file twice; the alt file a DWARF loader is given (--dwarf-alt) is an input too. Compared by
+// device and inode, through links, before anything is written.
 #pragma once
 
 #include "Conversion.h"
@@ -9,6 +10,6 @@ namespace btforge::host {
 // A usage error naming both paths when an output is an input (other than INPUT itself with
 // --in-place) or another output.
 Expected<void> refuseOutputsOverInputs(const ConversionRequest& request,
-                                       const plugin::Options& options);
+                                       const PluginRegistry& registry);
 
 } // namespace btforge::host

@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
     registry.discover(pluginSearchPath(command->global.pluginDirs));
     if (std::holds_alternative<PluginsCommand>(command->action))
         return listPlugins(registry);
+    auto* convert = std::get_if<ConvertCommand>(&command->action);
+    if (convert)
+        registry.configureLoaders(convert->loaderOptions);
     if (auto configured = registry.configure(command->global.pluginOptions); !configured)
         return report(configured.error());
 
@@ -79,7 +82,6 @@ int main(int argc, char** argv) {
                                          : std::max(1u, std::thread::hardware_concurrency());
     ThreadPoolRunner tasks(jobs);
     TerminalProgress progress(!command->global.quiet);
-    auto* convert = std::get_if<ConvertCommand>(&command->action);
     plugin::Options loadDefaults; // diff loads with the defaults convert has
     plugin::Options& options = convert ? convert->options : loadDefaults;
     options.jobs = jobs;

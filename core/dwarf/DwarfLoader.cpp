@@ -3,31 +3,61 @@
 #include "dwarf/DwarfConversion.h"
 #include "dwarf/SkipReport.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
 #include "btforge/elf/ElfSections.h"
 #include "btforge/support/MappedFile.h"
 
 #include <libelf.h>
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace btforge::dwarf {
 namespace {
 
-Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in) {
+// The value the request gives KEY, or the declared default (a caller other than the host, which
+// gives every key, may give none).
+std::string_view optionValue(const plugin::OptionValues& values, std::string_view key) {
+    if (auto given = values.find(key); given != values.end())
+        return given->second;
+    for (const plugin::OptionSpec& spec : kLoaderOptions) {
+        if (key == spec.key)
+            return spec.defaultValue;
+    }
+    return {};
+}
+
+Expected<bool> flagValue(const plugin::OptionValues& values, std::string_view key) {
+    std::string_view value = optionValue(values, key);
+    if (value != "true" && value != "false")
+        return Error::usage("DWARF loader option " + std::string(key) + ": '" + std::string(value) +
+                            "' is not true or false");
+    return value == "true";
+}
+
+Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in,
+                                                   const plugin::OptionValues& own) {
     DwarfConversionOptions out;
     auto features = FeatureSet::parse(in.features);
     if (!features)
         return std::move(features).error();
     out.features = *features;
-    auto languages = parseLanguages(in.languageExclude);
+    auto languages = parseLanguages(optionValue(own, kLanguageExcludeOption));
     if (!languages)
         return std::move(languages).error();
     out.excludedLanguages = std::move(*languages);
-    out.dedup = in.dedup;
-    out.arrays = in.nestedArrays ? ArrayShape::Nested : ArrayShape::Flattened;
+    auto dedup = flagValue(own, kDedupOption);
+    if (!dedup)
+        return std::move(dedup).error();
+    out.dedup = *dedup;
+    auto nested = flagValue(own, kNestedArraysOption);
+    if (!nested)
+        return std::move(nested).error();
+    out.arrays = *nested ? ArrayShape::Nested : ArrayShape::Flattened;
     if (in.funcAddr != plugin::FuncAddrMode::Standard)
         out.functions = FunctionGranularity::PerAddress;
-    out.addressBase = in.funcAddrBase;
+    out.addressBase = optionValue(own, kFuncAddrBaseOption);
     return out;
 }
 
@@ -44,7 +74,7 @@ unsigned DwarfLoader::probe(const plugin::InputProbe& input) const {
 
 Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
                                           plugin::Session& session) {
-    auto options = conversionOptions(session.options);
+    auto options = conversionOptions(session.options, request.options);
     if (!options)
         return std::move(options).error();
     const std::shared_ptr<MappedFile>& mapped = request.file;
@@ -57,7 +87,8 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
         if (i == 0)
             symbols.emplace(elf::ElfSymbolTable::read(mapped));
         else
-            reader.emplace(openReader(mapped, session.options));
+            reader.emplace(
+                openReader(mapped, std::string(optionValue(request.options, kDwarfAltOption))));
     });
     if (!*symbols)
         return std::move(*symbols).error();

@@ -4,6 +4,8 @@
 
 #include "LibdwUnitReader.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
+
 namespace btforge {
 namespace {
 
@@ -13,9 +15,9 @@ public:
     LibdwLoader() : DwarfLoader(50) {}
 
 private:
-    Expected<std::unique_ptr<dwarf::UnitReader>>
-    openReader(const std::shared_ptr<MappedFile>& file, const plugin::Options& options) override {
-        auto reader = dwarf::LibdwUnitReader::open(file, options.dwarfAlt);
+    Expected<std::unique_ptr<dwarf::UnitReader>> openReader(const std::shared_ptr<MappedFile>& file,
+                                                            const std::string& altFile) override {
+        auto reader = dwarf::LibdwUnitReader::open(file, altFile);
         if (!reader)
             return std::move(reader).error();
         return std::unique_ptr<dwarf::UnitReader>(std::move(*reader));
@@ -26,4 +28,5 @@ private:
 } // namespace btforge
 
 BTFORGE_LOADER_PLUGIN("dwarf", "DWARF of ELF files, read with elfutils libdw", btforge::LibdwLoader,
-                      .capabilities = btforge::plugin::Capability::MakesVariables);
+                      .capabilities = btforge::plugin::Capability::MakesVariables,
+                      .options = btforge::dwarf::kLoaderOptions);

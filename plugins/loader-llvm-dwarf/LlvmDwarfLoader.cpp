@@ -4,6 +4,7 @@
 #include "LlvmReaderModule.h"
 
 #include "btforge/dwarf/DwarfLoader.h"
+#include "btforge/dwarf/LoaderOptions.h"
 
 #include <dlfcn.h>
 
@@ -16,8 +17,9 @@ public:
     LlvmDwarfLoader() : DwarfLoader(40) {}
 
 private:
+    // No alt file: LLVM does not follow .gnu_debugaltlink, and the reader refuses such inputs.
     Expected<std::unique_ptr<dwarf::UnitReader>> openReader(const std::shared_ptr<MappedFile>& file,
-                                                            const plugin::Options&) override {
+                                                            const std::string&) override {
         if (!open_) {
             auto module = loadModule(file->path());
             if (!module)
@@ -56,4 +58,5 @@ private:
 
 BTFORGE_LOADER_PLUGIN("llvm-dwarf", "DWARF of ELF files, read with LLVM's DebugInfo library",
                       btforge::LlvmDwarfLoader,
-                      .capabilities = btforge::plugin::Capability::MakesVariables);
+                      .capabilities = btforge::plugin::Capability::MakesVariables,
+                      .options = btforge::dwarf::kLoaderOptions);

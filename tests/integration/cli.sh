@@ -33,11 +33,32 @@ expect_status 2 "$BTFORGE" convert "$sample" -o - --elf
 expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --elf -t json
 expect_status 2 "$BTFORGE" convert "$sample" -o "$work/x" --keep a --drop b
 expect_status 2 "$BTFORGE" convert "$sample" -f btf -o "$work/x" --keep no_such_type
-# --plugin-opt: NAME.KEY=VALUE, and a key the plugin NAME declares (the built ones declare none).
+# --plugin-opt: NAME.KEY=VALUE, and a key the plugin NAME declares (btf declares none).
 expect_status 2 "$BTFORGE" --plugin-opt btf convert "$sample" -o "$work/x"
 grep -q "is not NAME.KEY=VALUE" "$work/stderr" || fail "a malformed --plugin-opt is not named"
 expect_status 2 "$BTFORGE" --plugin-opt btf.colour=red convert "$sample" -o "$work/x"
 grep -q "no plugin 'btf' with an option 'colour'" "$work/stderr" || fail "an unknown key is taken"
+[ ! -e "$work/x" ] || fail "a usage error left an output file"
+
+# The DWARF loader's options: listed, set by --plugin-opt or by their shorthands (the same
+# bytes either way; --plugin-opt wins), a bad value refused, the alt file kept from the outputs.
+expect_status 0 "$BTFORGE" plugins
+grep -A8 -E '^dwarf +loader ' "$work/stdout" | grep -q -- '--plugin-opt dwarf.nested-arrays=false' ||
+    fail "the dwarf loader's options are not listed"
+expect_status 0 "$BTFORGE" convert "$sample" -f dwarf -o "$work/shorthand.btf" --no-dedup \
+    --nested-arrays --lang-exclude go
+expect_status 0 "$BTFORGE" --plugin-opt dwarf.dedup=false --plugin-opt dwarf.nested-arrays=true \
+    --plugin-opt dwarf.lang-exclude=go convert "$sample" -f dwarf -o "$work/plugin-opt.btf"
+cmp -s "$work/shorthand.btf" "$work/plugin-opt.btf" || fail "a shorthand differs from --plugin-opt"
+expect_status 0 "$BTFORGE" convert "$sample" -f dwarf -o "$work/default.btf"
+expect_status 0 "$BTFORGE" --plugin-opt dwarf.dedup=true convert "$sample" -f dwarf --no-dedup \
+    -o "$work/override.btf"
+cmp -s "$work/default.btf" "$work/override.btf" || fail "--plugin-opt does not win over --no-dedup"
+expect_status 2 "$BTFORGE" --plugin-opt dwarf.dedup=maybe convert "$sample" -f dwarf -o "$work/x"
+grep -q "dedup: 'maybe' is not true or false" "$work/stderr" || fail "a bad flag value is taken"
+expect_status 2 "$BTFORGE" --plugin-opt "dwarf.dwarf-alt=$work/default.btf" convert "$sample" \
+    -f dwarf -o "$work/default.btf"
+grep -q "is the same file as the alt file" "$work/stderr" || fail "-o may name the alt file"
 [ ! -e "$work/x" ] || fail "a usage error left an output file"
 
 # Bad input: exit 1, one line naming the file.

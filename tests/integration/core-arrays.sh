@@ -28,6 +28,10 @@ grep -q 'relo #[0-9]*: matching candidate .*psi_group.total\[7\]' "$work/ours.lo
 
 [ "${BTFORGE_SANITIZED:-0}" != 1 ] || exit 0 # the counter-check below: release build only
 "$BTFORGE" --quiet convert --nested-arrays "$vmlinux" -o "$work/nested.btf"
+"$BTFORGE" --quiet --plugin-opt dwarf.nested-arrays=true convert "$vmlinux" -o "$work/opt.btf"
+cmp -s "$work/nested.btf" "$work/opt.btf" ||
+    fail "--plugin-opt dwarf.nested-arrays=true differs from --nested-arrays"
+rm -f "$work/opt.btf"
 relocate "$work/nested.btf" > "$work/nested.log"
 grep -q 'no matching targets' "$work/nested.log" ||
     fail "nested arrays were expected to defeat the relocation (is the test still testing?)"

@@ -419,6 +419,41 @@ TEST_CASE("DWARF fixtures: unions, qualifiers, floats, varargs prototypes, signe
     }
 }
 
+TEST_CASE("DWARF fixtures: the loaders' own options, as --plugin-opt gives them") {
+    Fixture f = unitOf({
+        baseType("int", "int", 4, DW_ATE_signed),
+        {DW_TAG_array_type,
+         {{DW_AT_type, DW_FORM_ref4, "int"}},
+         {{DW_TAG_subrange_type, {{DW_AT_count, DW_FORM_data1, 3}}},
+          {DW_TAG_subrange_type, {{DW_AT_count, DW_FORM_data1, 4}}}},
+         "matrix"},
+        {DW_TAG_typedef,
+         {{DW_AT_name, DW_FORM_string, "m_t"}, {DW_AT_type, DW_FORM_ref4, "matrix"}}},
+    });
+    // The counts of the ARRAYs m_t names, outermost first.
+    auto shape = [](const ir::TypeGraph& g) {
+        std::vector<uint32_t> counts;
+        for (ir::TypeId a = g.target(findType(g, Kind::Typedef, "m_t")); g.kind(a) == Kind::Array;
+             a = g.getAs<ir::ArrayType>(a).elemType)
+            counts.push_back(g.getAs<ir::ArrayType>(a).count);
+        return counts;
+    };
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        CHECK(shape(load(loader, f)) == std::vector<uint32_t>{12});
+        Loaded nested = loadFixture(loader, f, {}, {{"nested-arrays", "true"}});
+        REQUIRE(nested.graph);
+        CHECK(shape(*nested.graph) == std::vector<uint32_t>{3, 4});
+        Loaded excluded = loadFixture(loader, f, {}, {{"lang-exclude", "c99"}});
+        REQUIRE(excluded.graph);
+        CHECK_FALSE(hasType(*excluded.graph, Kind::Typedef, "m_t"));
+        Loaded bad = loadFixture(loader, f, {}, {{"dedup", "maybe"}});
+        REQUIRE_FALSE(bad.graph);
+        CHECK(bad.graph.error().kind() == ErrorKind::Usage);
+        CHECK(bad.graph.error().message().find("dedup") != std::string::npos);
+    }
+}
+
 TEST_CASE("DWARF fixtures: references into a partial unit, declarations, every reference form") {
     // As dwz shares types: a partial unit holds them, compile units refer to them by ref_addr.
     Fixture f;

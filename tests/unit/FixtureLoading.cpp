@@ -78,9 +78,13 @@ std::vector<std::string> dwarfLoaders() {
 }
 
 Loaded loadFixture(const std::string& loader, const Fixture& fixture,
-                   const plugin::Options& options) {
+                   const plugin::Options& options, const plugin::OptionValues& own) {
     auto file = fixtureFile(fixture);
-    auto instance = descriptorOf(loader).makeLoader();
+    const plugin::PluginDescriptor& descriptor = descriptorOf(loader);
+    plugin::OptionValues values = own;
+    for (const plugin::OptionSpec& option : descriptor.options)
+        values.emplace(option.key, option.defaultValue);
+    auto instance = descriptor.makeLoader();
     REQUIRE(instance->probe({file->path(), file->bytes()}) > 0);
     std::vector<std::string> warnings;
     Serial tasks;
@@ -88,7 +92,7 @@ Loaded loadFixture(const std::string& loader, const Fixture& fixture,
     Collected diagnostics(warnings);
     std::ostringstream skipped;
     plugin::Session session{tasks, progress, diagnostics, options, nullptr, &skipped};
-    auto graph = instance->load({file->path(), file, nullptr, {}}, session);
+    auto graph = instance->load({file->path(), file, nullptr, {}, std::move(values)}, session);
     return {std::move(graph), std::move(warnings), skipped.str()};
 }
 

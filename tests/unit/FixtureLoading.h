@@ -5,6 +5,7 @@
 #include "DwarfFixture.h"
 
 #include "btforge/ir/TypeGraph.h"
+#include "btforge/plugin/Plugin.h"
 #include "btforge/plugin/Session.h"
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
@@ -28,8 +29,10 @@ struct Loaded {
     std::string skipped; // --list-skipped's lines: the functions left out, and why
 };
 
+// `own`: the loader's own options (--plugin-opt); the others have their declared defaults, as
+// the host gives them.
 Loaded loadFixture(const std::string& loader, const Fixture& fixture,
-                   const plugin::Options& options = {});
+                   const plugin::Options& options = {}, const plugin::OptionValues& own = {});
 
 // The one type of this kind and name (fails the test when there is not exactly one).
 ir::TypeId findType(const ir::TypeGraph& graph, ir::Kind kind, std::string_view name);

@@ -1,6 +1,7 @@
 // A loader of the DWARF of ELF files, whatever library reads it: it opens the input's symbol
 // table, converts with core (convertDwarf) and reports what was left out. A DWARF loader plugin
-// only says how confidently it bids and opens its UnitReader.
+// only says how confidently it bids and opens its UnitReader; its options are kLoaderOptions
+// (LoaderOptions.h).
 #pragma once
 
 #include "btforge/Export.h"
@@ -21,10 +22,11 @@ public:
 
 protected:
     explicit DwarfLoader(unsigned confidence) : confidence_(confidence) {}
-    // Reads `file` (opened by the host) and no other path but the alt file --dwarf-alt names
-    // or a checked .gnu_debugaltlink leads to (docs/security.md).
+    // Reads `file` (opened by the host) and no other path but `altFile` (option dwarf-alt,
+    // LoaderOptions.h; empty: not given) or the file a checked .gnu_debugaltlink leads to
+    // (docs/security.md).
     virtual Expected<std::unique_ptr<UnitReader>>
-    openReader(const std::shared_ptr<MappedFile>& file, const plugin::Options& options) = 0;
+    openReader(const std::shared_ptr<MappedFile>& file, const std::string& altFile) = 0;
 
 private:
     unsigned confidence_;

@@ -47,25 +47,15 @@ enum class FuncAddrMode : uint8_t {
     DeclTag,  // per address, then converted to the RFC's "address=0x..." DECL_TAG form
 };
 
-// Options that shape conversion; loaders and emitters read what concerns them.
+// The settings of the conversion as a whole. What only one plugin reads is an option of its own
+// (OptionSpec, Plugin.h), as the DWARF loaders' are (btforge/dwarf/LoaderOptions.h).
 struct Options {
     unsigned jobs = 1;
     // pahole feature names (--features); empty means the default set.
     std::vector<std::string> features;
-    // DWARF languages whose units are skipped (--lang-exclude), comma-separated.
-    std::string languageExclude = "rust";
     // --stream-limit: the most bytes an input that is no regular file (a pipe) may hold.
     uint64_t streamLimit = kDefaultStreamLimit;
-    // --dwarf-alt: the file a .gnu_debugaltlink names, given explicitly (docs/security.md).
-    std::string dwarfAlt;
-    // --no-dedup: leave duplicate types in (to compare deduplicators).
-    bool dedup = true;
-    // --nested-arrays: int m[3][4] as ARRAY 3 of ARRAY 4 (as LLVM writes it), not the ARRAY of
-    // 12 pahole writes and CO-RE programs built against distribution kernels expect.
-    bool nestedArrays = false;
     FuncAddrMode funcAddr = FuncAddrMode::Standard;
-    // The symbol FUNC addresses are relative to, when the input has it; empty: absolute.
-    std::string funcAddrBase = "_text";
 };
 
 struct Session {

@@ -1,0 +1,32 @@
+// The options every DWARF loader declares (--plugin-opt dwarf.KEY=VALUE), listed once here so
+// that both loaders take the same keys and the host's shorthands (--lang-exclude, --dwarf-alt,
+// --no-dedup, --nested-arrays, --func-addr-base) set them on whichever loader reads the input.
+#pragma once
+
+#include "btforge/plugin/Plugin.h"
+
+namespace btforge::dwarf {
+
+inline constexpr const char* kLanguageExcludeOption = "lang-exclude";
+inline constexpr const char* kDwarfAltOption = "dwarf-alt";
+inline constexpr const char* kDedupOption = "dedup";
+inline constexpr const char* kNestedArraysOption = "nested-arrays";
+inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
+
+inline constexpr plugin::OptionSpec kLoaderOptions[] = {
+    {kLanguageExcludeOption, "rust",
+     "skip units of these DWARF languages, comma-separated ('' for none; --lang-exclude)"},
+    {kDwarfAltOption, "",
+     "the file the input's .gnu_debugaltlink names (dwz -m), instead of looking for it "
+     "(--dwarf-alt)"},
+    {kDedupOption, "true",
+     "false: keep every unit's types as read, to compare deduplicators (--no-dedup)"},
+    {kNestedArraysOption, "false",
+     "true: int m[3][4] as ARRAY of ARRAY, as LLVM writes it, not one ARRAY of 12 "
+     "(--nested-arrays)"},
+    {kFuncAddrBaseOption, "_text",
+     "FUNC addresses are relative to this symbol when the input has it ('' = absolute; "
+     "--func-addr-base)"},
+};
+
+} // namespace btforge::dwarf
