@@ -43,7 +43,8 @@ grep -q "no plugin 'btf' with an option 'colour'" "$work/stderr" || fail "an unk
 # The DWARF loader's options: listed, set by --plugin-opt or by their shorthands (the same
 # bytes either way; --plugin-opt wins), a bad value refused, the alt file kept from the outputs.
 expect_status 0 "$BTFORGE" plugins
-grep -A8 -E '^dwarf +loader ' "$work/stdout" | grep -q -- '--plugin-opt dwarf.nested-arrays=false' ||
+grep -A8 -E '^dwarf +loader ' "$work/stdout" |
+    grep -q -- '--plugin-opt dwarf.nested-arrays=false' ||
     fail "the dwarf loader's options are not listed"
 expect_status 0 "$BTFORGE" convert "$sample" -f dwarf -o "$work/shorthand.btf" --no-dedup \
     --nested-arrays --lang-exclude go
