@@ -32,8 +32,10 @@ inline uint64_t combine(uint64_t h, uint64_t v) {
 }
 
 // Calls word(uint64_t) with the string's length, then its bytes eight at a time (the last word
-// zero-padded): the length prefix keeps a sequence of texts unambiguous.
-template <typename Word> void forEachWord(std::string_view s, Word&& word) {
+// zero-padded): the length prefix keeps a sequence of texts unambiguous. Always inlined: called
+// out of line, a `word` that updates a captured hash keeps it in memory between the steps.
+template <typename Word>
+[[gnu::always_inline]] inline void forEachWord(std::string_view s, Word&& word) {
     word(s.size());
     size_t i = 0;
     for (; i + 8 <= s.size(); i += 8) {
