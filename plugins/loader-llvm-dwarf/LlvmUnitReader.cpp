@@ -259,12 +259,6 @@ struct AttributeDecoder {
         if (attribute == dw::DW_AT_ranges)
             return rules.ranges(); // read by the walk if the rules need it
         const FormClass kind = formClass(value.getForm());
-        if (DieAttributes::takesOperations(attribute, kind)) {
-            scratchOps.clear();
-            if (auto block = blockOf(value))
-                decodeExpression(*block, std::nullopt, scratchOps);
-            return rules.operations(attribute, scratchOps);
-        }
         switch (kind) {
         case FormClass::Flag:
             rules.flag(attribute, value.getAsUnsignedConstant().value_or(0) != 0);
@@ -281,11 +275,18 @@ struct AttributeDecoder {
                 rules.address(attribute, reader.address(*address));
             break;
         case FormClass::Block:
-            if (auto block = blockOf(value))
+        case FormClass::Expression: {
+            auto block = blockOf(value);
+            if (DieAttributes::takesOperations(attribute, kind)) {
+                scratchOps.clear();
+                if (block)
+                    decodeExpression(*block, std::nullopt, scratchOps);
+                rules.operations(attribute, scratchOps);
+            } else if (block && kind == FormClass::Block) {
                 rules.block(attribute, *block, !llvmUnit.isLittleEndian());
+            }
             break;
-        case FormClass::Expression: // its operations are wanted only when takesOperations()
-            break;
+        }
         case FormClass::Constant:
             if (auto number = unsignedValue(value))
                 rules.constant(attribute, {*number, isSignedForm(value.getForm())});
