@@ -198,6 +198,10 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         for (const std::string& list :
              optional<std::vector<std::string>>(vm, option).value_or(std::vector<std::string>{})) {
             auto items = splitList(list);
+            // An empty list would keep (or drop) nothing by name: --keep '' kept everything.
+            if (items.empty())
+                return Error::usage("convert: --" + std::string(option) +
+                                    " needs at least one type name");
             names->insert(names->end(), items.begin(), items.end());
         }
     }

@@ -15,9 +15,11 @@
 #include "btforge/support/MappedFile.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <vector>
@@ -34,10 +36,24 @@ std::string namesOf(const PluginRegistry& registry, PluginKind kind) {
     return names.empty() ? "none found; see 'btforge plugins'" : names;
 }
 
+// A plugin found earlier in the search path silently replaces one of the same name otherwise (an
+// old plugin directory in BTFORGE_PLUGIN_PATH, a test's): each run that uses it says so, --quiet
+// or not, as its output may differ from the plugin's it shadows (docs/security.md).
+const LoadedPlugin* announced(const PluginRegistry& registry, const LoadedPlugin* p) {
+    static std::set<const LoadedPlugin*> told;
+    if (!told.insert(p).second)
+        return p;
+    const char* kind = p->descriptor->kind == PluginKind::Loader ? "loader" : "emitter";
+    for (const std::string& shadowed : registry.shadowedBy(*p))
+        std::fprintf(stderr, "btforge: note: %s '%s' is %s, which shadows %s\n", kind,
+                     p->descriptor->name, p->path.c_str(), shadowed.c_str());
+    return p;
+}
+
 Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, PluginKind kind,
                                             const std::string& name) {
     if (const LoadedPlugin* p = registry.find(kind, name))
-        return p;
+        return announced(registry, p);
     const char* what = kind == PluginKind::Loader ? "loader" : "emitter";
     return Error::usage("unknown " + std::string(what) + " '" + name +
                         "' (available: " + namesOf(registry, kind) + ")");
@@ -47,7 +63,7 @@ Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, Plug
 Expected<const LoadedPlugin*> btfLoader(const PluginRegistry& registry) {
     for (const LoadedPlugin* p : registry.ofKind(PluginKind::Loader)) {
         if (p->descriptor->has(plugin::Capability::ReadsBtf))
-            return p;
+            return announced(registry, p);
     }
     return Error::usage("no loader reads BTF (loaders: " + namesOf(registry, PluginKind::Loader) +
                         ")");
@@ -72,7 +88,7 @@ Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry, const
     if (!best)
         return Error::badInput(path + ": no loader recognises this input (loaders: " +
                                namesOf(registry, PluginKind::Loader) + ")");
-    return best;
+    return announced(registry, best);
 }
 
 // Module BTF under /sys/kernel/btf is split over the running kernel's, as bpftool assumes too.
@@ -269,6 +285,14 @@ elfSections(const ir::TypeGraph& graph, bool distill, plugin::Emitter& emitter,
     return sections;
 }
 
+// What an emitter cannot write (a vlen over BTF's limit) is a property of the types, so of the
+// input they came from: the message names it when it does not already.
+Error aboutInput(Error error, const std::string& input) {
+    if (error.kind() != ErrorKind::BadInput || error.message().starts_with(input + ": "))
+        return error;
+    return Error::badInput(input + ": " + error.message());
+}
+
 } // namespace
 
 Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
@@ -360,7 +384,9 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         if (!std::cout)
             return Error::io("standard output: write failed");
     }
-    if (!written || !outputs.report)
+    if (!written)
+        return aboutInput(std::move(written).error(), request.source.input);
+    if (!outputs.report)
         return written;
     // Input a loader makes no report for (BTF) leaves the file as it was.
     if (outputs.reportText.str().empty())
@@ -395,6 +421,9 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         *loaderUsed = (*loaderPlugin)->descriptor;
 
     plugin::LoadRequest load{source.input, std::move(input), nullptr, "", (*loaderPlugin)->options};
+    if (source.base && sameFile(source.input, *source.base))
+        session.diagnostics.warning(source.input + ": INPUT is also its base (-B): its types are "
+                                                   "the base's, so the split BTF has few or none");
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
         auto base = loadBase(registry, *basePath, session);
         if (!base)

@@ -77,8 +77,10 @@ void PluginRegistry::loadLibrary(const std::string& path) {
         failures_.push_back({path, "malformed plugin descriptor"});
         return;
     }
-    if (find(descriptor.kind, descriptor.name))
-        return; // shadowed by an earlier directory
+    if (const LoadedPlugin* earlier = find(descriptor.kind, descriptor.name)) {
+        shadowed_.push_back({descriptor.name, descriptor.kind, path, earlier->path});
+        return;
+    }
     plugin::OptionValues options;
     for (const plugin::OptionSpec& option : descriptor.options) {
         if (!option.key || !option.defaultValue || !option.help ||
@@ -134,6 +136,15 @@ std::vector<std::string> PluginRegistry::loaderValues(std::string_view key) cons
             values.push_back(option->second);
     }
     return values;
+}
+
+std::vector<std::string> PluginRegistry::shadowedBy(const LoadedPlugin& p) const {
+    std::vector<std::string> paths;
+    for (const ShadowedPlugin& s : shadowed_) {
+        if (s.by == p.path)
+            paths.push_back(s.path);
+    }
+    return paths;
 }
 
 const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_view name) const {

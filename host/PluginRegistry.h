@@ -22,6 +22,14 @@ struct PluginFailure {
     std::string reason;
 };
 
+// A plugin not used because one of the same kind and name came earlier in the search path.
+struct ShadowedPlugin {
+    std::string name;
+    plugin::PluginKind kind;
+    std::string path; // the plugin not used
+    std::string by;   // the one used instead
+};
+
 class PluginRegistry {
 public:
     // Searches the directories in order; the first plugin of a given kind and name wins.
@@ -38,6 +46,9 @@ public:
 
     const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
     const std::vector<PluginFailure>& failures() const { return failures_; }
+    const std::vector<ShadowedPlugin>& shadowed() const { return shadowed_; }
+    // The paths of the plugins `p` shadows.
+    std::vector<std::string> shadowedBy(const LoadedPlugin& p) const;
     const LoadedPlugin* find(plugin::PluginKind kind, std::string_view name) const;
     std::vector<const LoadedPlugin*> ofKind(plugin::PluginKind kind) const;
 
@@ -46,6 +57,7 @@ private:
 
     std::vector<LoadedPlugin> plugins_;
     std::vector<PluginFailure> failures_;
+    std::vector<ShadowedPlugin> shadowed_;
 };
 
 // Where plugins are looked for: --plugin-dir values, then $BTFORGE_PLUGIN_PATH (colon-separated),

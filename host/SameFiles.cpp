@@ -39,11 +39,11 @@ Identity identify(const std::string& path) {
     return {st.st_dev, st.st_ino, name, true};
 }
 
+} // namespace
+
 bool sameFile(const std::string& a, const std::string& b) {
     return identify(a) == identify(b);
 }
-
-} // namespace
 
 Expected<void> refuseOutputsOverInputs(const ConversionRequest& request,
                                        const PluginRegistry& registry) {

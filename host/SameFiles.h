@@ -7,6 +7,10 @@
 
 namespace btforge::host {
 
+// Whether two paths lead to one file (device and inode through links; for a file yet to be made,
+// its directory and name).
+bool sameFile(const std::string& a, const std::string& b);
+
 // A usage error naming both paths when an output is an input (other than INPUT itself with
 // --in-place) or another output.
 Expected<void> refuseOutputsOverInputs(const ConversionRequest& request,

@@ -1,11 +1,32 @@
 #include "ThreadPoolRunner.h"
 
+#include "btforge/support/FileGuard.h"
+
 #include <boost/asio/post.hpp>
 
 #include <atomic>
+#include <exception>
 #include <latch>
+#include <new>
 
 namespace btforge::host {
+namespace {
+
+// Bodies must not throw (Session.h): errors travel as Expected. What still escapes one (out of
+// memory) ends the run with one line and no temporary output left, not through std::terminate.
+void runGuarded(const std::function<void(size_t)>& body, size_t i) noexcept {
+    try {
+        body(i);
+    } catch (const std::bad_alloc&) {
+        endRun("out of memory");
+    } catch (const std::exception& e) {
+        endRun(e.what());
+    } catch (...) {
+        endRun("a worker failed");
+    }
+}
+
+} // namespace
 
 ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
     : threads_(threads ? threads : 1), pool_(threads_) {}
@@ -25,7 +46,7 @@ void ThreadPoolRunner::parallelFor(size_t count, const std::function<void(size_t
     for (std::ptrdiff_t w = 0; w < workers; ++w) {
         boost::asio::post(pool_, [&] {
             for (size_t i = next++; i < count; i = next++)
-                body(i);
+                runGuarded(body, i);
             done.count_down();
         });
     }

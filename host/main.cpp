@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <thread>
@@ -47,14 +48,14 @@ int listPlugins(const PluginRegistry& registry) {
             std::printf("    --plugin-opt %s.%s=%s  %s\n", p.descriptor->name, option.key,
                         option.defaultValue, option.help);
     }
+    for (const ShadowedPlugin& s : registry.shadowed())
+        std::printf("shadowed: %s (%s) by %s\n", s.name.c_str(), s.path.c_str(), s.by.c_str());
     for (const PluginFailure& f : registry.failures())
         std::printf("failed: %s: %s\n", f.path.c_str(), f.reason.c_str());
     return 0;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     auto command = parseCommandLine(argc, argv);
     if (!command)
         return report(command.error());
@@ -103,4 +104,18 @@ int main(int argc, char** argv) {
     if (!equal)
         return report(equal.error(), kDiffFailed);
     return *equal ? kDiffEqual : kDiffDifferent;
+}
+
+} // namespace
+
+// Errors travel as Expected; what still escapes (out of memory) is one line and exit 1 here,
+// after unwinding has removed the temporary outputs.
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+        return report(Error::badInput("out of memory"));
+    } catch (const std::exception& e) {
+        return report(Error::badInput(e.what()));
+    }
 }

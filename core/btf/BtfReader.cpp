@@ -273,7 +273,9 @@ Expected<void> Reader::readStrings() {
     std::span<const char> section(reinterpret_cast<const char*>(bytes_.data() + strStart_),
                                   strLen_);
     if (!split && section.front() != '\0')
-        return error(strStart_, "string section does not start with a NUL byte (the empty name)");
+        // Split BTF's strings continue its base's, so they start with a name: the likely cause.
+        return error(strStart_, "string section does not start with a NUL byte (the empty "
+                                "name): if this is split BTF (a module's), give its base with -B");
     if (section.back() != '\0')
         return error(strStart_ + strLen_ - 1, "string section does not end with a NUL byte");
     graph_.strings().adoptSection(section);

@@ -15,7 +15,7 @@
 #include "TypeLabel.h"
 
 #include <algorithm>
-#include <stdexcept>
+#include <cassert>
 
 namespace btforge::dedup {
 namespace {
@@ -126,8 +126,7 @@ GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
 GraphMerger::~GraphMerger() = default;
 
 PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId> placeholders) {
-    if (unit.base() || unit.firstId() != 1)
-        throw std::invalid_argument("GraphMerger::prepare: a unit graph must be standalone");
+    assert(!unit.base() && unit.firstId() == 1 && "a unit graph is standalone");
     const uint32_t count = unit.ownCount();
     PreparedUnit prepared;
     prepared.unit_ = &unit;
@@ -136,9 +135,9 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
     prepared.placeholders_.erase(
         std::unique(prepared.placeholders_.begin(), prepared.placeholders_.end()),
         prepared.placeholders_.end());
-    if (!prepared.placeholders_.empty() &&
-        (prepared.placeholders_.front() == ir::kVoidType || prepared.placeholders_.back() > count))
-        throw std::invalid_argument("GraphMerger::prepare: a placeholder is not a unit type");
+    assert((prepared.placeholders_.empty() || (prepared.placeholders_.front() != ir::kVoidType &&
+                                                prepared.placeholders_.back() <= count)) &&
+           "placeholders are unit types");
 
     RefGraph& refs = prepared.refs_;
     refs.addLeaf(voidLabel());

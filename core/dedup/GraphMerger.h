@@ -76,9 +76,8 @@ public:
     // Merges one prepared unit; calls must be serialised. unitOrder is the unit's position in the
     // input and orders the final graph. preMapped is empty or has one entry per unit type:
     // kNotPreMapped, or for each placeholder the merged (provisional or base) id it stands for.
-    // Returns the provisional merged id of every unit type, type i at index i - 1. Throws
-    // std::invalid_argument when preMapped disagrees with the placeholders or names an unknown
-    // id.
+    // Returns the provisional merged id of every unit type, type i at index i - 1. preMapped
+    // must agree with the placeholders and name merged types (asserted: the pipeline makes both).
     std::vector<ir::TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
                                   std::span<const ir::TypeId> preMapped = {});
     // prepare() and merge() in one call, placeholders taken from preMapped.

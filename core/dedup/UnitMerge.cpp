@@ -7,7 +7,7 @@
 #include "TypeLabel.h"
 
 #include <algorithm>
-#include <stdexcept>
+#include <cassert>
 #include <string>
 
 namespace btforge::dedup {
@@ -24,8 +24,7 @@ using ir::TypeId;
 
 std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unitOrder,
                                               std::span<const TypeId> preMapped) {
-    if (!unit.unit_)
-        throw std::invalid_argument("GraphMerger::merge: the unit was not prepared");
+    assert(unit.unit_ && "the unit was prepared");
     const uint32_t count = unit.unit_->ownCount();
     if (!base && unitOrder < byteOrderUnit) {
         byteOrderUnit = unitOrder;
@@ -83,24 +82,20 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
     const std::vector<TypeId>& placeholders = unit.placeholders_;
     if (preMapped.empty() && placeholders.empty())
         return;
-    if (preMapped.size() != unit.unit_->ownCount())
-        throw std::invalid_argument("GraphMerger::merge: preMapped needs one entry per type");
+    assert(preMapped.size() == unit.unit_->ownCount() && "preMapped has one entry per type");
     size_t seen = 0;
     for (TypeId id = 1; id <= preMapped.size(); ++id) {
         const TypeId target = preMapped[id - 1];
         if (target == kNotPreMapped)
             continue;
-        if (!std::binary_search(placeholders.begin(), placeholders.end(), id))
-            throw std::invalid_argument("GraphMerger::merge: type " + std::to_string(id) +
-                                        " is pre-mapped but was not prepared as a placeholder");
-        if (target >= merged.endId())
-            throw std::invalid_argument("GraphMerger::merge: type " + std::to_string(id) +
-                                        " is pre-mapped to unknown id " + std::to_string(target));
+        assert(std::binary_search(placeholders.begin(), placeholders.end(), id) &&
+               "only placeholders are pre-mapped");
+        assert(target < merged.endId() && "pre-mapped to a merged type");
         map[id] = canonical(target);
         ++seen;
     }
-    if (seen != placeholders.size())
-        throw std::invalid_argument("GraphMerger::merge: a placeholder has no preMapped target");
+    assert(seen == placeholders.size() && "every placeholder is pre-mapped");
+    (void)seen;
 }
 
 // Placeholder hashes come from the types they stand for, known only now.

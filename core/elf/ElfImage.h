@@ -57,8 +57,14 @@ inline std::string sectionTableProblem(Elf* e, std::span<const std::byte> image)
     // Sections are found by name: a name table that is not one hides them all.
     size_t names = 0;
     GElf_Shdr header;
-    if (elf_getshdrstrndx(e, &names) != 0 || names == 0 || names >= count ||
-        !gelf_getshdr(elf_getscn(e, names), &header) || header.sh_type != SHT_STRTAB)
+    if (elf_getshdrstrndx(e, &names) != 0)
+        return "cannot read the section name table's index";
+    // With extended numbering both numbers come from section 0, so either may be the wrong one.
+    if (names >= count)
+        return "the section name table's index " + std::to_string(names) + " is past the " +
+               std::to_string(count) + " sections";
+    if (names == 0 || !gelf_getshdr(elf_getscn(e, names), &header) ||
+        header.sh_type != SHT_STRTAB)
         return "the section name table (index " + std::to_string(names) + ") is not a string table";
     if (header.sh_offset > image.size() || header.sh_size > image.size() - header.sh_offset)
         return "the section name table extends past the end of the file";

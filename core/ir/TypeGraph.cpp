@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cassert>
-#include <stdexcept>
 
 namespace btforge::ir {
 
@@ -115,8 +114,7 @@ TypeGraph::Record TypeGraph::encode(const TypeView& view) {
 }
 
 TypeId TypeGraph::add(const TypeView& view) {
-    if (kindOf(view) == Kind::Void)
-        throw std::invalid_argument("TypeGraph::add: void is implicit (id 0)");
+    assert(kindOf(view) != Kind::Void && "void is implicit (id 0)");
     records_.push_back(encode(view));
     return endId() - 1;
 }

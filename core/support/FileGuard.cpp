@@ -130,4 +130,18 @@ void unwatchTemporary(int token) {
         temporaries[token].state.store(Free);
 }
 
+void endRun(const char* message) {
+    if (ending.exchange(true)) // another thread is ending the run
+        for (;;)
+            ::pause();
+    put("btforge: error: ");
+    put(message);
+    put("\n");
+    for (TemporarySlot& temporary : temporaries) {
+        if (temporary.state.load() == Live)
+            ::unlink(temporary.path);
+    }
+    ::_exit(1);
+}
+
 } // namespace btforge

@@ -97,4 +97,64 @@ cmp -s "$work/out.btf" "$work/before.btf" || fail "a failed run changed the prev
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] || fail "a temporary file was left behind"
 expect_status 0 "$BTFORGE" convert "$sample" -f btf -o - -t text
 cmp "$work/stdout" <("$BPFTOOL" btf dump file "$sample") || fail "'-o -' text differs from bpftool"
+
+# An empty --keep or --drop list is a usage error (it used to keep everything).
+for list in '' ',' ',,'; do
+    expect_status 2 "$BTFORGE" convert "$sample" -f btf -o "$work/x" --keep "$list"
+    grep -q -- "--keep needs at least one type name" "$work/stderr" || fail "--keep '$list' taken"
+    expect_status 2 "$BTFORGE" convert "$sample" -f btf -o "$work/x" --drop "$list"
+done
+[ ! -e "$work/x" ] || fail "a usage error left an output file"
+
+# Split BTF read without its base: the error says what it needs. INPUT given as its own base: a
+# warning.
+"$BTFORGE" -q convert "$sample" -f btf -o "$work/base.btf" --keep "$(
+    "$BPFTOOL" btf dump file "$sample" | grep -m1 -oE "^\[[0-9]+\] STRUCT '[a-z_0-9]+'" |
+        sed -E "s/.*'(.*)'/\1/")"
+expect_status 0 "$BTFORGE" convert "$sample" -f dwarf -B "$work/base.btf" -o "$work/split.btf"
+expect_status 1 "$BTFORGE" dump "$work/split.btf"
+grep -q "split.btf: .*does not start with a NUL byte.*split BTF.*give its base with -B" \
+    "$work/stderr" || fail "split BTF without -B: the error does not say it needs its base"
+expect_status 0 "$BTFORGE" dump "$work/split.btf" -B "$work/base.btf"
+expect_status 0 "$BTFORGE" convert "$work/base.btf" -B "$work/base.btf" -o "$work/self.btf"
+grep -q "warning: .*base.btf: INPUT is also its base (-B)" "$work/stderr" ||
+    fail "INPUT as its own base: no warning"
+
+# A list BTF can hold only with the layout feature (24-bit vlen), written without it: the error
+# names the input.
+python3 - "$work/wide.btf" << 'PY'
+import struct, sys
+members = 70000
+types = struct.pack("<3I", 1, 1 << 24 | 0, 4) + struct.pack("<I", 32)      # [1] INT 'int'
+types += struct.pack("<3I", 5, 4 << 24 | members, 4 * members)              # [2] STRUCT 'wide'
+types += b"".join(struct.pack("<3I", 10, 1, 32 * i) for i in range(members))
+# info_sz, elem_sz, flags for kinds 0-19, as the UAPI's table.
+sizes = [(0, 0), (4, 0), (0, 0), (12, 0), (0, 12), (0, 12), (0, 8), (0, 0), (0, 0), (0, 0),
+         (0, 0), (0, 0), (0, 0), (0, 8), (4, 0), (0, 12), (0, 0), (4, 0), (0, 0), (0, 12)]
+layout = b"".join(struct.pack("<BBH", i, e, 0) for i, e in sizes)
+strings = b"\0int\0wide\0m\0"
+header = struct.pack("<HBBI6I", 0xEB9F, 1, 0, 32, 0, len(types), len(types) + len(layout),
+                     len(strings), len(types), len(layout))
+open(sys.argv[1], "wb").write(header + types + layout + strings)
+PY
+expect_status 1 "$BTFORGE" convert "$work/wide.btf" -o "$work/x"
+grep -q "error: $work/wide.btf: STRUCT \[2\] 'wide' has 70000 members" "$work/stderr" ||
+    fail "a list BTF cannot hold: the error does not name the input"
+expect_status 0 "$BTFORGE" convert "$work/wide.btf" -o "$work/wide-out.btf" --features default,layout
+cmp -s "$work/wide.btf" "$work/wide-out.btf" || fail "the 24-bit vlen BTF did not round-trip"
+
+# A plugin found earlier in the search path shadows the built-in one of its kind and name: listed,
+# and a run that uses it says so on stderr, --quiet or not (docs/security.md).
+built=$(dirname "$BTFORGE")/plugins
+mkdir "$work/shadow"
+cp "$built/libbtforge-emitter-text.so" "$work/shadow/libbtforge-my-text.so"
+expect_status 0 "$BTFORGE" --plugin-dir "$work/shadow" plugins
+grep -qx "shadowed: text ($(realpath "$built")/libbtforge-emitter-text.so) by $work/shadow/libbtforge-my-text.so" \
+    "$work/stdout" || { cat "$work/stdout"; fail "the shadowed plugin is not listed"; }
+expect_status 0 "$BTFORGE" --plugin-dir "$work/shadow" -q dump "$sample"
+grep -q "note: emitter 'text' is $work/shadow/libbtforge-my-text.so, which shadows " "$work/stderr" ||
+    fail "a run using a shadowing plugin does not say so"
+expect_status 0 "$BTFORGE" --plugin-dir "$work/shadow" -q convert "$sample" -o "$work/x.btf"
+[ ! -s "$work/stderr" ] || fail "a run not using the shadowing plugin mentions it"
+rm -f "$work/x.btf"
 echo "CLI contract holds"

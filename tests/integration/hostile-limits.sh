@@ -129,11 +129,24 @@ sections() {
     cp "$work/program.o" "$work/broken.o"
     python3 "$ELF_EDIT" "$work/broken.o" 'ehdr.e_shentsize=12'
     expect_error "$work/broken.o" "section header size 12, expected"
-    for edit in 'ehdr.e_shstrndx=999' 'ehdr.e_shstrndx=0' 'ehdr.e_shstrndx=1'; do
+    for edit in 'ehdr.e_shstrndx=0' 'ehdr.e_shstrndx=1'; do
         cp "$work/program.o" "$work/broken.o"
         python3 "$ELF_EDIT" "$work/broken.o" "$edit"
         for l in btf "$loader"; do
             loader=$l expect_error "$work/broken.o" "the section name table \(index [0-9]+\) is not a string table"
+        done
+    done
+    # An index past the count, given directly or through section 0 (extended numbering, where
+    # e_shnum 0 and e_shstrndx SHN_XINDEX say that section 0 holds both numbers).
+    local names
+    names=$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(int.from_bytes(d[62:64],"little"))' "$work/program.o")
+    for edits in 'ehdr.e_shstrndx=999' \
+        "shdr[0].sh_size=3 shdr[0].sh_link=$names ehdr.e_shnum=0 ehdr.e_shstrndx=0xffff"; do
+        cp "$work/program.o" "$work/broken.o"
+        # shellcheck disable=SC2086 # one edit per word
+        python3 "$ELF_EDIT" "$work/broken.o" $edits
+        for l in btf "$loader"; do
+            loader=$l expect_error "$work/broken.o" "the section name table's index [0-9]+ is past the [0-9]+ sections"
         done
     done
 }

@@ -11,7 +11,6 @@
 #include <memory>
 #include <numeric>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -525,13 +524,6 @@ TEST_CASE("GraphMerger: placeholders stand for types merged earlier") {
         CHECK(result.finalIdOfProvisional[secondIds[t - 1]] == 4);
     }
 
-    GraphMerger merger;
-    merger.merge(first.g, 0);
-    std::vector<TypeId> preMapped(second.g.ownCount(), dedup::kNotPreMapped);
-    CHECK_THROWS_AS(merger.merge(GraphMerger::prepare(second.g, {&placeholder, 1}), 1, preMapped),
-                    std::invalid_argument);
-    preMapped[placeholder - 1] = 99;
-    CHECK_THROWS_AS(merger.merge(second.g, 1, preMapped), std::invalid_argument);
 }
 
 TEST_CASE("GraphMerger: a placeholder and a local copy of its target are one type") {

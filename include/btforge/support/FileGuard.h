@@ -23,4 +23,8 @@ BTFORGE_API void unwatchInput(int token);
 BTFORGE_API int watchTemporary(const std::string& path);
 BTFORGE_API void unwatchTemporary(int token);
 
+// Ends the process at once, for what cannot return an error (an exception escaping a worker):
+// prints "btforge: error: MESSAGE", removes the temporary outputs and exits 1.
+[[noreturn]] BTFORGE_API void endRun(const char* message);
+
 } // namespace btforge

@@ -1,0 +1,62 @@
+// The host's task runner: results by index whatever the scheduling, and a body that throws ends
+// the run with one line and no temporary output left, never through std::terminate.
+#include "ThreadPoolRunner.h"
+
+#include "btforge/support/FileGuard.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <fcntl.h>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using btforge::host::ThreadPoolRunner;
+
+TEST_CASE("ThreadPoolRunner: every index once") {
+    ThreadPoolRunner runner(3);
+    std::vector<std::atomic<int>> seen(1000);
+    runner.parallelFor(seen.size(), [&](size_t i) { seen[i]++; });
+    for (const auto& s : seen)
+        CHECK(s.load() == 1);
+}
+
+TEST_CASE("ThreadPoolRunner: an exception escaping a body ends the run cleanly") {
+    char dir[] = "/tmp/btforge-unit-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    const std::string temporary = std::string(dir) + "/.out.tmp.1";
+    const std::string errors = std::string(dir) + "/stderr";
+    ::close(::open(temporary.c_str(), O_CREAT | O_WRONLY, 0600));
+
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        const int err = ::open(errors.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+        ::dup2(err, STDERR_FILENO);
+        btforge::watchTemporary(temporary);
+        ThreadPoolRunner runner(2);
+        runner.parallelFor(8, [](size_t i) {
+            if (i == 5)
+                throw std::invalid_argument("a broken invariant");
+        });
+        ::_exit(0); // not reached
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(::access(temporary.c_str(), F_OK) != 0);
+    std::string text(256, '\0');
+    const int fd = ::open(errors.c_str(), O_RDONLY);
+    text.resize(static_cast<size_t>(std::max<ssize_t>(0, ::read(fd, text.data(), text.size()))));
+    ::close(fd);
+    CHECK(text == "btforge: error: a broken invariant\n");
+    ::unlink(errors.c_str());
+    ::unlink(temporary.c_str());
+    ::rmdir(dir);
+}
