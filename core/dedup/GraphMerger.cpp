@@ -136,7 +136,7 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
         std::unique(prepared.placeholders_.begin(), prepared.placeholders_.end()),
         prepared.placeholders_.end());
     assert((prepared.placeholders_.empty() || (prepared.placeholders_.front() != ir::kVoidType &&
-                                                prepared.placeholders_.back() <= count)) &&
+                                               prepared.placeholders_.back() <= count)) &&
            "placeholders are unit types");
 
     RefGraph& refs = prepared.refs_;

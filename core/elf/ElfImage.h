@@ -63,8 +63,7 @@ inline std::string sectionTableProblem(Elf* e, std::span<const std::byte> image)
     if (names >= count)
         return "the section name table's index " + std::to_string(names) + " is past the " +
                std::to_string(count) + " sections";
-    if (names == 0 || !gelf_getshdr(elf_getscn(e, names), &header) ||
-        header.sh_type != SHT_STRTAB)
+    if (names == 0 || !gelf_getshdr(elf_getscn(e, names), &header) || header.sh_type != SHT_STRTAB)
         return "the section name table (index " + std::to_string(names) + ") is not a string table";
     if (header.sh_offset > image.size() || header.sh_size > image.size() - header.sh_offset)
         return "the section name table extends past the end of the file";

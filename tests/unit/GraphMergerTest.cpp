@@ -523,7 +523,6 @@ TEST_CASE("GraphMerger: placeholders stand for types merged earlier") {
         CHECK(result.graph.ownCount() == 4); // int, s, s*, t
         CHECK(result.finalIdOfProvisional[secondIds[t - 1]] == 4);
     }
-
 }
 
 TEST_CASE("GraphMerger: a placeholder and a local copy of its target are one type") {
