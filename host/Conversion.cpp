@@ -1,6 +1,7 @@
 #include "Conversion.h"
 
 #include "SameFiles.h"
+#include "StandardOutput.h"
 #include "amend/FeatureDowngrade.h"
 #include "amend/GlobalVariables.h"
 #include "amend/TypeSelection.h"
@@ -347,18 +348,17 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
                            : Expected<void>(std::move(sections).error());
     } else if (!outputs.main) {
         written = emitter->emit(*graph, emit, std::cout, session);
-        std::cout.flush();
-        if (written && !std::cout)
-            return Error::io("standard output: write failed");
+        if (auto flushed = flushStandardOutput(); written && !flushed)
+            return flushed;
     } else {
         written = emitter->emit(*graph, emit, outputs.main->stream(), session);
         if (written)
             written = outputs.main->commit();
     }
     if (written && request.listSkipped) {
-        std::cout << skipLines.str() << std::flush;
-        if (!std::cout)
-            return Error::io("standard output: write failed");
+        std::cout << skipLines.str();
+        if (auto flushed = flushStandardOutput(); !flushed)
+            return flushed;
     }
     if (!written || !outputs.report)
         return written;

@@ -1,6 +1,7 @@
 // btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
 #include "Cli.h"
 #include "PluginRegistry.h"
+#include "StandardOutput.h"
 #include "TerminalProgress.h"
 #include "ThreadPoolRunner.h"
 
@@ -20,6 +21,12 @@ using namespace btforge::host;
 int report(const Error& error, std::optional<int> status = std::nullopt) {
     std::fprintf(stderr, "btforge: error: %s\n", error.message().c_str());
     return status.value_or(error.kind() == ErrorKind::Usage ? 2 : 1);
+}
+
+// `status`, or 1 when what was written to standard output could not be.
+int written(int status) {
+    auto flushed = flushStandardOutput();
+    return flushed ? status : report(flushed.error());
 }
 
 // As `btforge plugins` shows them: "reads-btf, makes-variables".
@@ -55,18 +62,19 @@ int listPlugins(const PluginRegistry& registry) {
 } // namespace
 
 int main(int argc, char** argv) {
+    keepStandardOutputErrors();
     auto command = parseCommandLine(argc, argv);
     if (!command)
         return report(command.error());
     if (auto* info = std::get_if<InfoCommand>(&command->action)) {
         std::cout << info->text;
-        return 0;
+        return written(0);
     }
 
     PluginRegistry registry;
     registry.discover(pluginSearchPath(command->global.pluginDirs));
     if (std::holds_alternative<PluginsCommand>(command->action))
-        return listPlugins(registry);
+        return written(listPlugins(registry));
     auto* convert = std::get_if<ConvertCommand>(&command->action);
     if (convert)
         registry.configureLoaders(convert->loaderOptions);

@@ -1,5 +1,7 @@
 #include "support/OutputFile.h"
 
+#include "support/DescriptorBuffer.h"
+
 #include "btforge/support/FileGuard.h"
 
 #include <array>
@@ -8,66 +10,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <streambuf>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace btforge {
 namespace {
 
-Error systemError(const std::string& path, const char* what) {
-    return Error::io(path + ": " + what + ": " + std::strerror(errno));
+Error systemError(const std::string& path, const char* what, int error = errno) {
+    return Error::io(path + ": " + what + ": " + std::strerror(error));
 }
-
-// An ostream's buffer over a descriptor it owns; the first failed write is remembered.
-class DescriptorBuffer final : public std::streambuf {
-public:
-    explicit DescriptorBuffer(int fd) : fd_(fd) {
-        setp(buffer_.data(), buffer_.data() + buffer_.size());
-    }
-    ~DescriptorBuffer() override { close(); }
-
-    bool failed() const { return failed_; }
-    int fd() const { return fd_; }
-    bool close() {
-        bool ok = drain();
-        if (fd_ >= 0 && ::close(fd_) != 0) {
-            ok = false;
-            failed_ = true;
-        }
-        fd_ = -1;
-        return ok;
-    }
-
-protected:
-    int_type overflow(int_type c) override {
-        if (!drain())
-            return traits_type::eof();
-        if (!traits_type::eq_int_type(c, traits_type::eof()))
-            sputc(traits_type::to_char_type(c));
-        return traits_type::not_eof(c);
-    }
-    int sync() override { return drain() ? 0 : -1; }
-
-private:
-    bool drain() {
-        for (const char* p = pbase(); p < pptr() && !failed_;) {
-            ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                failed_ = true;
-            else
-                p += n;
-        }
-        setp(buffer_.data(), buffer_.data() + buffer_.size());
-        return !failed_;
-    }
-
-    int fd_;
-    bool failed_ = false;
-    std::array<char, 1 << 16> buffer_;
-};
 
 // `path` with its directory resolved when that lies in /proc (/dev/fd/1 is /proc/PID/fd/1).
 std::string inProc(const std::string& path) {
@@ -135,6 +86,7 @@ std::string temporaryPattern(const std::string& target) {
 } // namespace
 
 struct OutputFile::State {
+    std::string name;                    // as given, for messages
     std::string path;                    // the target, links followed
     std::string temporary;               // empty: written directly
     std::optional<struct stat> replaced; // the regular file the rename replaces
@@ -143,8 +95,9 @@ struct OutputFile::State {
     int watch = -1;
     bool committed = false;
 
-    State(std::string p, std::string t, std::optional<struct stat> r, int fd)
-        : path(std::move(p)), temporary(std::move(t)), replaced(r), buffer(fd) {}
+    State(std::string n, std::string p, std::string t, std::optional<struct stat> r, int fd)
+        : name(std::move(n)), path(std::move(p)), temporary(std::move(t)), replaced(r), buffer(fd) {
+    }
     ~State() {
         buffer.close();
         if (!temporary.empty() && !committed)
@@ -172,7 +125,7 @@ Expected<OutputFile> OutputFile::create(const std::string& requested) {
                      : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
             return systemError(requested, "cannot write");
-        return OutputFile(std::make_unique<State>(path, "", std::nullopt, fd));
+        return OutputFile(std::make_unique<State>(requested, path, "", std::nullopt, fd));
     } else {
         // The caller must be allowed to write the file it replaces (root may, as for cp), and
         // the replacement keeps its owner: only root can give a file to another user.
@@ -191,7 +144,7 @@ Expected<OutputFile> OutputFile::create(const std::string& requested) {
     std::optional<struct stat> replaced;
     if (S_ISREG(st.st_mode) && st.st_nlink > 0)
         replaced = st;
-    auto state = std::make_unique<State>(path, temporary, replaced, fd);
+    auto state = std::make_unique<State>(requested, path, temporary, replaced, fd);
     installFileGuard();
     state->watch = watchTemporary(temporary);
     return OutputFile(std::move(state));
@@ -208,15 +161,22 @@ std::ostream& OutputFile::stream() {
 Expected<void> OutputFile::commit(std::optional<unsigned> requestedMode) {
     State& s = *state_;
     s.stream.flush();
+    // The reason of the write that failed, not whatever errno holds by now.
+    auto writeError = [&s] {
+        return systemError(s.name, "cannot write output",
+                           s.buffer.error() ? s.buffer.error() : EIO);
+    };
     if (s.temporary.empty()) {
         if (!s.buffer.close() || !s.stream)
-            return systemError(s.path, "cannot write output");
+            return writeError();
         s.committed = true;
         return {};
     }
     int fd = s.buffer.fd();
-    if (!s.stream || s.buffer.failed() || ::fsync(fd) != 0)
-        return systemError(s.path, "cannot write output");
+    if (!s.stream || s.buffer.failed())
+        return writeError();
+    if (::fsync(fd) != 0)
+        return systemError(s.name, "cannot write output");
     mode_t mode;
     if (requestedMode)
         mode = *requestedMode;
@@ -232,13 +192,13 @@ Expected<void> OutputFile::commit(std::optional<unsigned> requestedMode) {
     if (s.replaced && (s.replaced->st_uid != ::geteuid() || s.replaced->st_gid != ::getegid()) &&
         ::fchown(fd, s.replaced->st_uid, s.replaced->st_gid) != 0 &&
         s.replaced->st_uid != ::geteuid())
-        return systemError(s.path, "cannot keep the owner of the file it replaces");
+        return systemError(s.name, "cannot keep the owner of the file it replaces");
     if (::fchmod(fd, mode) != 0)
-        return systemError(s.path, "cannot set the output's permissions");
+        return systemError(s.name, "cannot set the output's permissions");
     if (!s.buffer.close())
-        return systemError(s.path, "cannot write output");
+        return writeError();
     if (::rename(s.temporary.c_str(), s.path.c_str()) != 0)
-        return systemError(s.path, "cannot rename output into place");
+        return systemError(s.name, "cannot rename output into place");
     s.committed = true;
     return {};
 }
