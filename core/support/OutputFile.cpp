@@ -4,6 +4,7 @@
 
 #include "btforge/support/FileGuard.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace btforge {
 namespace {
@@ -20,41 +22,84 @@ Error systemError(const std::string& path, const char* what, int error = errno) 
     return Error::io(path + ": " + what + ": " + std::strerror(error));
 }
 
-// `path` with its directory resolved when that lies in /proc (/dev/fd/1 is /proc/PID/fd/1).
-std::string inProc(const std::string& path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string::npos || slash == 0)
-        return {};
-    char* dir = ::realpath(path.substr(0, slash).c_str(), nullptr);
-    std::string resolved = dir ? dir : "";
-    std::free(dir);
-    return resolved.starts_with("/proc/") ? resolved + path.substr(slash) : "";
+// `dir` joined with `name`; "" is the current directory.
+std::string joined(const std::string& dir, const std::string& name) {
+    return dir.empty() ? name : dir.ends_with('/') ? dir + name : dir + "/" + name;
 }
 
-// Follows symbolic links to the path finally named, which need not exist (a new file, or the
-// target of a dangling link). A link into /proc (/dev/stdout, /dev/fd/N) is not followed: it is
-// no path to write beside.
-Expected<std::string> followLinks(std::string path) {
-    for (int hops = 0; hops < 40; ++hops) {
-        if (path.starts_with("/proc/"))
-            return path;
-        if (std::string proc = inProc(path); !proc.empty())
-            return proc;
+// In a sticky world-writable directory (/tmp), a link is followed only if it belongs to the
+// caller or to the directory's owner: the kernel's rule (fs.protected_symlinks) for a shell's
+// `>`, which btforge applies itself since it follows links itself. Otherwise another user's link
+// in /tmp could make a run as root replace any file.
+std::optional<Error> refusedLink(const std::string& requested, const std::string& link,
+                                 const std::string& dir, const struct stat& linkStat) {
+    struct stat dirStat {};
+    if (::stat(dir.empty() ? "." : dir.c_str(), &dirStat) != 0)
+        return systemError(requested, "cannot follow the link");
+    if (!(dirStat.st_mode & S_ISVTX) || !(dirStat.st_mode & S_IWOTH) ||
+        linkStat.st_uid == ::geteuid() || linkStat.st_uid == dirStat.st_uid)
+        return std::nullopt;
+    return Error::io(requested + ": the symbolic link " + (link == requested ? "" : link + " ") +
+                     "belongs to uid " + std::to_string(linkStat.st_uid) +
+                     ", in the sticky world-writable directory " + (dir.empty() ? "." : dir) +
+                     " of uid " + std::to_string(dirStat.st_uid) +
+                     ": not followed (only the caller's and the directory owner's links are "
+                     "followed there, as the kernel's fs.protected_symlinks does)");
+}
+
+// The path `requested` leads to, every symbolic link on the way (a directory's too, up to 40)
+// checked against the directory it is in (refusedLink) and followed, so that the result holds
+// no link; it need not exist (a new file, or a dangling link's target). The kernel's links
+// inside /proc (/proc/PID/fd/N, where /dev/stdout and /dev/fd/N lead) are not followed: they
+// name descriptors, not paths to write beside.
+Expected<std::string> followLinks(const std::string& requested) {
+    std::vector<std::string> pending; // the names still to walk, the next one last
+    auto push = [&pending](const std::string& path) {
+        std::vector<std::string> names;
+        for (size_t begin = 0; begin < path.size();) {
+            size_t end = std::min(path.find('/', begin), path.size());
+            if (end > begin && path.compare(begin, end - begin, ".") != 0)
+                names.push_back(path.substr(begin, end - begin));
+            begin = end + 1;
+        }
+        pending.insert(pending.end(), names.rbegin(), names.rend());
+    };
+    std::string done = requested.starts_with('/') ? "/" : ""; // walked, and holds no link
+    push(requested);
+    for (int links = 0; !pending.empty();) {
+        std::string name = std::move(pending.back());
+        pending.pop_back();
+        if (name == "..") {
+            // `done` holds no link, so its parent is `done` less its last name.
+            auto slash = done.rfind('/');
+            if (done.empty() || done == ".." || done.ends_with("/.."))
+                done = joined(done, "..");
+            else if (slash == std::string::npos)
+                done.clear();
+            else
+                done.resize(slash == 0 ? 1 : slash);
+            continue;
+        }
+        std::string path = joined(done, name);
         struct stat st {};
-        if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
-            return path;
+        if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode) || done.starts_with("/proc/")) {
+            done = std::move(path);
+            continue;
+        }
+        if (auto refused = refusedLink(requested, path, done, st))
+            return std::move(*refused);
+        if (++links > 40)
+            return systemError(requested, "cannot follow the links", ELOOP);
         std::array<char, PATH_MAX> target{};
         ssize_t n = ::readlink(path.c_str(), target.data(), target.size() - 1);
-        if (n < 0)
-            return systemError(path, "cannot read the link");
+        if (n <= 0)
+            return systemError(path, "cannot read the link", n == 0 ? ENOENT : errno);
         std::string next(target.data(), static_cast<size_t>(n));
-        auto slash = path.rfind('/');
-        if (!next.starts_with('/') && slash != std::string::npos)
-            next = path.substr(0, slash + 1) + next;
-        path = std::move(next);
+        if (next.starts_with('/'))
+            done.assign(1, '/'); // (assigning "/" trips a false -Wrestrict in GCC 12)
+        push(next);
     }
-    errno = ELOOP;
-    return systemError(path, "cannot follow the links");
+    return done.empty() ? std::string(".") : done;
 }
 
 // N for /proc/self/fd/N or /proc/PID/fd/N of this process, else -1.

@@ -1,8 +1,9 @@
 // An output file, written as docs/security.md says: a regular file (or a new path) appears only
 // when complete, written to a temporary file beside it and renamed over it with the mode and
-// owner of the file it replaces; a symbolic link is followed, and the rename happens beside its
-// target; a device, FIFO or socket is written directly, as any Unix tool would. Destroyed
-// without commit(), it removes its temporary file: a failed run leaves the target untouched.
+// owner of the file it replaces; a symbolic link is followed (unless another user's in a sticky
+// world-writable directory, as the kernel rules), and the rename happens beside its target; a
+// device, FIFO or socket is written directly, as any Unix tool would. Destroyed without
+// commit(), it removes its temporary file: a failed run leaves the target untouched.
 #pragma once
 
 #include "btforge/Export.h"

@@ -18,6 +18,9 @@
 #   in-place    a file its user may not write is refused; mode and owner are kept
 #   json        control bytes in names: the json emitter writes what bpftool writes
 #   failure     a failed run (bad input, usage error) leaves the file at -o as it was
+#   links       in a sticky world-writable directory, another user's link (at any hop of a chain,
+#               or a directory on the way) is not followed for any output; the caller's and the
+#               directory owner's are, as the kernel's fs.protected_symlinks decides
 source "$(dirname "$0")/lib.sh"
 case_name=$1 inputs=$2 sources=$3 vmlinux=$4
 program=$inputs/functions-gcc-dwarf5-O2
@@ -316,6 +319,70 @@ json)
     "$BPFTOOL" btf dump file "$work/control.btf" -j > "$work/bpftool.json"
     cmp -s "$work/stdout" "$work/bpftool.json" || fail "json differs from bpftool's"
     echo "json: control bytes in names written as bpftool writes them (docs/security.md)"
+    ;;
+links)
+    mkdir "$work/tmp" "$work/private" "$work/plain"
+    chmod 1777 "$work/tmp"
+    cp "$program" "$work/victim"
+    # The caller's link in a sticky world-writable directory is followed.
+    ln -s "$work/mine.btf" "$work/tmp/mine"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/tmp/mine"
+    cmp -s "$work/mine.btf" "$work/ref.btf" || fail "the caller's link was not followed"
+    cp "$program" "$work/mine"
+    ln -s "$work/mine" "$work/tmp/my-input"
+    run 0 "$BTFORGE" -q convert "$work/tmp/my-input" --in-place
+    cmp -s "$work/mine" "$program" && fail "--in-place did not follow the caller's link"
+    is_root || skip "needs root to make links of another user (the caller's link is followed)"
+    id nobody > /dev/null 2>&1 || skip "no user 'nobody'"
+    echo secret > "$work/secret"
+    chmod 0600 "$work/secret"
+    # nobodys LINK TARGET: a symbolic link of user nobody.
+    nobodys() {
+        ln -s "$2" "$1"
+        chown -h nobody "$1"
+    }
+    nobodys "$work/tmp/evil" "$work/secret"
+    nobodys "$work/tmp/dangling" "$work/created"
+    nobodys "$work/tmp/dir" "$work/private"
+    nobodys "$work/tmp/victim" "$work/victim"
+    ln -s evil "$work/tmp/chain"              # root's link, then nobody's
+    nobodys "$work/plain/hop" ../tmp/dangling # nobody's link where that is fine, then refused
+    for args in "-o $work/tmp/evil" "-o $work/tmp/dangling" "-o $work/tmp/chain" \
+        "-o $work/plain/hop" "-o $work/tmp/dir/out.btf" \
+        "-o $work/out.btf --report-skipped $work/tmp/evil" "--elf -o $work/tmp/evil"; do
+        # shellcheck disable=SC2086 # the options split on purpose
+        run 1 "$BTFORGE" -q convert "$program" $args
+        says "symbolic link .* sticky world-writable directory"
+    done
+    run 1 "$BTFORGE" -q convert "$work/tmp/victim" --in-place
+    says "^btforge: error: $work/tmp/victim: .*symbolic link"
+    run 1 "$BTFORGE" pahole-compat -J --btf_encode_detached="$work/tmp/evil" "$program"
+    says "^btforge: error: $work/tmp/evil: .*symbolic link"
+    run 1 "$BTFORGE" pahole-compat -J "$work/tmp/victim"
+    [ "$(cat "$work/secret")" = secret ] || fail "a link of another user was followed"
+    [ ! -e "$work/created" ] || fail "a dangling link of another user created its target"
+    [ -z "$(ls -A "$work/private")" ] || fail "a directory link of another user was followed"
+    cmp -s "$work/victim" "$program" || fail "--in-place followed a link of another user"
+    [ ! -e "$work/out.btf" ] || fail "a refused report left the output"
+    no_temporary_left
+    # Followed: the directory owner's link, and any link in a directory that is not both sticky
+    # and world-writable.
+    mkdir "$work/theirs" "$work/group-only"
+    chmod 1777 "$work/theirs"
+    chown nobody "$work/theirs"
+    nobodys "$work/theirs/link" "$work/theirs.btf"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/theirs/link"
+    cmp -s "$work/theirs.btf" "$work/ref.btf" || fail "the directory owner's link was not followed"
+    chmod 1770 "$work/group-only"
+    nobodys "$work/group-only/link" "$work/group-only.btf"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/group-only/link"
+    cmp -s "$work/group-only.btf" "$work/ref.btf" || fail "a link in a 1770 directory"
+    nobodys "$work/plain/report" "$work/report.json"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/plain.btf" --report-skipped "$work/plain/report"
+    [ -L "$work/plain/report" ] && [ -s "$work/report.json" ] || fail "a plain directory's link"
+    no_temporary_left
+    echo "links: another user's link in a sticky world-writable directory refused (10 ways);" \
+        "the caller's, the directory owner's and other directories' followed"
     ;;
 failure)
     echo "earlier output" > "$work/out"
