@@ -163,7 +163,9 @@ struct Outputs {
 
 Expected<void> openOutputs(const ConversionRequest& request, Outputs& outputs) {
     if (request.output != "-") {
-        auto file = OutputFile::create(request.output);
+        auto file =
+            OutputFile::create(request.output, request.inPlace ? OutputFile::Target::RegularFile
+                                                               : OutputFile::Target::Any);
         if (!file)
             return std::move(file).error();
         outputs.main.emplace(std::move(*file));
@@ -298,6 +300,13 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         return std::move(emitterPlugin).error();
     if (auto distinct = refuseOutputsOverInputs(request, registry); !distinct)
         return distinct;
+    // --in-place: INPUT is checked as an output before it is read (a FIFO would be read, then
+    // opened to be written, and block).
+    Outputs outputs;
+    if (request.inPlace) {
+        if (auto opened = openOutputs(request, outputs); !opened)
+            return opened;
+    }
     auto input = openInput(request.source.input, session);
     if (!input)
         return std::move(input).error();
@@ -311,9 +320,10 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
                 return writable;
         }
     }
-    Outputs outputs;
-    if (auto opened = openOutputs(request, outputs); !opened)
-        return opened;
+    if (!request.inPlace) {
+        if (auto opened = openOutputs(request, outputs); !opened)
+            return opened;
+    }
     if (outputs.report)
         session.skipReport = &outputs.reportText;
     std::ostringstream skipLines;

@@ -119,6 +119,21 @@ int ownDescriptor(const std::string& path) {
     return fd;
 }
 
+// What a file that is not regular is, for messages.
+std::string kindOf(const std::string& path, const struct stat& st) {
+    if (path.starts_with("/proc/"))
+        return path;
+    if (S_ISDIR(st.st_mode))
+        return "a directory";
+    if (S_ISFIFO(st.st_mode))
+        return "a FIFO";
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        return "a device";
+    if (S_ISSOCK(st.st_mode))
+        return "a socket";
+    return "not a regular file";
+}
+
 // The temporary file's name: in the target's directory (one filesystem for the rename), hidden,
 // and within NAME_MAX whatever the target's name.
 std::string temporaryPattern(const std::string& target) {
@@ -151,15 +166,20 @@ struct OutputFile::State {
     }
 };
 
-Expected<OutputFile> OutputFile::create(const std::string& requested) {
+Expected<OutputFile> OutputFile::create(const std::string& requested, Target target) {
     auto followed = followLinks(requested);
     if (!followed)
         return std::move(followed).error();
     const std::string& path = *followed;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        if (errno != ENOENT)
-            return systemError(requested, "cannot write");
+        if (errno != ENOENT || target == Target::RegularFile)
+            return systemError(requested,
+                               target == Target::RegularFile ? "cannot open" : "cannot write");
+    } else if (target == Target::RegularFile &&
+               (!S_ISREG(st.st_mode) || path.starts_with("/proc/"))) {
+        return Error::usage(requested + ": not a regular file (" + kindOf(path, st) +
+                            "): only a regular file is replaced in place");
     } else if (S_ISDIR(st.st_mode)) {
         return Error::usage(requested + ": is a directory");
     } else if (!S_ISREG(st.st_mode) || path.starts_with("/proc/")) {

@@ -18,9 +18,13 @@ namespace btforge {
 
 class BTFORGE_API OutputFile {
 public:
+    // What may be written: any output, or (--in-place) only a regular file, refused otherwise
+    // without being opened.
+    enum class Target { Any, RegularFile };
+
     // Refuses a directory, and a regular file this user may not write or could not replace
     // with its owner kept (another user's file, unless root).
-    static Expected<OutputFile> create(const std::string& path);
+    static Expected<OutputFile> create(const std::string& path, Target target = Target::Any);
 
     OutputFile(OutputFile&&) noexcept;
     OutputFile& operator=(OutputFile&&) = delete;

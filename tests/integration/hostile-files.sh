@@ -21,6 +21,8 @@
 #   links       in a sticky world-writable directory, another user's link (at any hop of a chain,
 #               or a directory on the way) is not followed for any output; the caller's and the
 #               directory owner's are, as the kernel's fs.protected_symlinks decides
+#   in-place-special  --in-place on a FIFO, /dev/stdin, a device or a directory: usage error,
+#               before anything is read
 source "$(dirname "$0")/lib.sh"
 case_name=$1 inputs=$2 sources=$3 vmlinux=$4
 program=$inputs/functions-gcc-dwarf5-O2
@@ -383,6 +385,29 @@ links)
     no_temporary_left
     echo "links: another user's link in a sticky world-writable directory refused (10 ways);" \
         "the caller's, the directory owner's and other directories' followed"
+    ;;
+in-place-special)
+    # Refused before INPUT is opened: a FIFO without a writer would otherwise block here.
+    mkfifo "$work/fifo"
+    run 2 "$BTFORGE" -q convert "$work/fifo" --in-place
+    says "^btforge: error: $work/fifo: .*not a regular file"
+    [ -p "$work/fifo" ] || fail "the FIFO was replaced"
+    run 2 "$BTFORGE" -q convert /dev/stdin --in-place < "$program"
+    says "^btforge: error: /dev/stdin: .*not a regular file"
+    run 2 "$BTFORGE" -q convert /dev/stdin --in-place < <(cat "$program")
+    run 2 "$BTFORGE" -q convert "$work" --in-place
+    run 2 "$BTFORGE" pahole-compat -J "$work/fifo"
+    if is_root && mknod "$work/null" c 1 3 2> /dev/null; then
+        run 2 "$BTFORGE" -q convert "$work/null" --in-place
+        [ -c "$work/null" ] || fail "the device was replaced"
+    fi
+    cp "$program" "$work/real"
+    ln -s real "$work/link"
+    run 0 "$BTFORGE" -q convert "$work/link" --in-place
+    [ -L "$work/link" ] || fail "the link was replaced"
+    cmp -s "$work/real" "$program" && fail "--in-place through a link wrote nothing"
+    no_temporary_left
+    echo "in-place-special: a FIFO, /dev/stdin, a directory, a device refused before reading"
     ;;
 failure)
     echo "earlier output" > "$work/out"
