@@ -4,6 +4,7 @@
 #include "StandardOutput.h"
 #include "TerminalProgress.h"
 #include "ThreadPoolRunner.h"
+#include "support/OutputFile.h"
 
 #include <cstdio>
 #include <iostream>
@@ -62,6 +63,7 @@ int listPlugins(const PluginRegistry& registry) {
 } // namespace
 
 int main(int argc, char** argv) {
+    OutputFile::recordInheritedDescriptors(); // before btforge opens any descriptor
     keepStandardOutputErrors();
     auto command = parseCommandLine(argc, argv);
     if (!command)

@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,9 @@ namespace {
 Error systemError(const std::string& path, const char* what, int error = errno) {
     return Error::io(path + ": " + what + ": " + std::strerror(error));
 }
+
+// The descriptors open when the process started (recordInheritedDescriptors), sorted.
+std::vector<int> inheritedDescriptors{0, 1, 2};
 
 // `dir` joined with `name`; "" is the current directory.
 std::string joined(const std::string& dir, const std::string& name) {
@@ -102,21 +106,28 @@ Expected<std::string> followLinks(const std::string& requested) {
     return done.empty() ? std::string(".") : done;
 }
 
-// N for /proc/self/fd/N or /proc/PID/fd/N of this process, else -1.
-int ownDescriptor(const std::string& path) {
-    std::string prefix = "/proc/self/fd/";
-    if (!path.starts_with(prefix))
-        prefix = "/proc/" + std::to_string(::getpid()) + "/fd/";
-    if (!path.starts_with(prefix) || path.size() == prefix.size() ||
-        path.size() > prefix.size() + 6)
+// N for /proc/PID/fd/N or /proc/PID/task/TID/fd/N, PID this process's, else -1.
+int ownDescriptor(std::string_view path) {
+    auto skip = [&path](std::string_view prefix) {
+        bool found = path.starts_with(prefix);
+        if (found)
+            path.remove_prefix(prefix.size());
+        return found;
+    };
+    auto number = [&path]() {
+        size_t digits = 0;
+        while (digits < path.size() && path[digits] >= '0' && path[digits] <= '9')
+            ++digits;
+        long value =
+            digits == 0 || digits > 9 ? -1 : std::stol(std::string(path.substr(0, digits)));
+        path.remove_prefix(digits);
+        return value;
+    };
+    if (!skip("/proc/" + std::to_string(::getpid()) + "/") ||
+        (skip("task/") && (number() < 0 || !skip("/"))) || !skip("fd/"))
         return -1;
-    int fd = 0;
-    for (char c : path.substr(prefix.size())) {
-        if (c < '0' || c > '9')
-            return -1;
-        fd = fd * 10 + (c - '0');
-    }
-    return fd;
+    long fd = number();
+    return path.empty() && fd >= 0 ? static_cast<int>(fd) : -1;
 }
 
 // What a file that is not regular is, for messages.
@@ -166,11 +177,38 @@ struct OutputFile::State {
     }
 };
 
+void OutputFile::recordInheritedDescriptors() {
+    std::vector<int> open;
+    if (DIR* dir = ::opendir("/proc/self/fd")) {
+        while (const dirent* entry = ::readdir(dir)) {
+            char* end = nullptr;
+            long fd = std::strtol(entry->d_name, &end, 10);
+            if (end != entry->d_name && *end == '\0' && fd != ::dirfd(dir) && fd <= INT_MAX)
+                open.push_back(static_cast<int>(fd));
+        }
+        ::closedir(dir);
+    } else { // no /proc: then no /proc/self/fd/N to name either
+        for (int fd = 0; fd <= 2; ++fd) {
+            if (::fcntl(fd, F_GETFD) >= 0)
+                open.push_back(fd);
+        }
+    }
+    std::sort(open.begin(), open.end());
+    inheritedDescriptors = std::move(open);
+}
+
 Expected<OutputFile> OutputFile::create(const std::string& requested, Target target) {
     auto followed = followLinks(requested);
     if (!followed)
         return std::move(followed).error();
     const std::string& path = *followed;
+    // A descriptor of btforge's own (a piped input's copy in memory) is no output.
+    const int own = ownDescriptor(path);
+    if (own >= 0 &&
+        !std::binary_search(inheritedDescriptors.begin(), inheritedDescriptors.end(), own))
+        return Error::usage(requested + ": descriptor " + std::to_string(own) +
+                            " was not open when btforge started: only a descriptor it was given "
+                            "can be an output");
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
         if (errno != ENOENT || target == Target::RegularFile)
@@ -185,9 +223,8 @@ Expected<OutputFile> OutputFile::create(const std::string& requested, Target tar
     } else if (!S_ISREG(st.st_mode) || path.starts_with("/proc/")) {
         // A device, FIFO or socket, or a descriptor through /proc: written as it is (this
         // process's own descriptor when it names one, so that `-o /dev/stdout >> log` appends).
-        int fd = ownDescriptor(path);
-        fd = fd >= 0 ? ::fcntl(fd, F_DUPFD_CLOEXEC, 3)
-                     : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        int fd = own >= 0 ? ::fcntl(own, F_DUPFD_CLOEXEC, 3)
+                          : ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
             return systemError(requested, "cannot write");
         return OutputFile(std::make_unique<State>(requested, path, "", std::nullopt, fd));

@@ -22,9 +22,13 @@ public:
     // without being opened.
     enum class Target { Any, RegularFile };
 
-    // Refuses a directory, and a regular file this user may not write or could not replace
-    // with its owner kept (another user's file, unless root).
+    // Refuses a directory, a regular file this user may not write or could not replace with its
+    // owner kept (another user's file, unless root), and a descriptor of btforge's own.
     static Expected<OutputFile> create(const std::string& path, Target target = Target::Any);
+
+    // Called first thing in main: /proc/self/fd/N (/dev/fd/N) is an output only for a descriptor
+    // open then, never one btforge opened itself. Without it, only 0, 1 and 2.
+    static void recordInheritedDescriptors();
 
     OutputFile(OutputFile&&) noexcept;
     OutputFile& operator=(OutputFile&&) = delete;

@@ -23,6 +23,7 @@
 #               directory owner's are, as the kernel's fs.protected_symlinks decides
 #   in-place-special  --in-place on a FIFO, /dev/stdin, a device or a directory: usage error,
 #               before anything is read
+#   descriptors -o /proc/self/fd/N and /dev/fd/N: only a descriptor btforge was started with
 source "$(dirname "$0")/lib.sh"
 case_name=$1 inputs=$2 sources=$3 vmlinux=$4
 program=$inputs/functions-gcc-dwarf5-O2
@@ -408,6 +409,28 @@ in-place-special)
     cmp -s "$work/real" "$program" && fail "--in-place through a link wrote nothing"
     no_temporary_left
     echo "in-place-special: a FIFO, /dev/stdin, a directory, a device refused before reading"
+    ;;
+descriptors)
+    # Descriptors 3-9 are closed for btforge: whatever it opens itself (a piped input's memory
+    # file) is not an output.
+    for n in 3 4 5 6 7 8 9; do
+        for path in /proc/self/fd/$n /dev/fd/$n; do
+            run 2 "$BTFORGE" -q convert /dev/stdin -o "$path" < <(cat "$program") \
+                3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+            says "^btforge: error: $path: .*descriptor"
+        done
+        # /proc/PID/fd/N, PID btforge's own.
+        run 2 bash -c 'exec "$0" -q convert /dev/stdin -o /proc/$$/fd/'"$n" "$BTFORGE" \
+            < <(cat "$program") 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+        says "descriptor"
+    done
+    # One it was given is written.
+    for path in /proc/self/fd/5 /dev/fd/5; do
+        rm -f "$work/fd5.btf"
+        run 0 "$BTFORGE" -q convert /dev/stdin -o "$path" < <(cat "$program") 5> "$work/fd5.btf"
+        cmp -s "$work/fd5.btf" "$work/ref.btf" || fail "-o $path: the output differs"
+    done
+    echo "descriptors: /proc/self/fd/N, /dev/fd/N, /proc/PID/fd/N only for descriptors given"
     ;;
 failure)
     echo "earlier output" > "$work/out"
