@@ -239,6 +239,7 @@ Expected<OutputFile> OutputFile::create(const std::string& requested, Target tar
                                          "owner");
     }
     std::string temporary = temporaryPattern(path);
+    installFileGuard(); // before the file exists: a signal from then on removes it
     int fd = ::mkstemp(temporary.data());
     if (fd < 0)
         return systemError(requested, "cannot create output");
@@ -247,7 +248,6 @@ Expected<OutputFile> OutputFile::create(const std::string& requested, Target tar
     if (S_ISREG(st.st_mode) && st.st_nlink > 0)
         replaced = st;
     auto state = std::make_unique<State>(requested, path, temporary, replaced, fd);
-    installFileGuard();
     state->watch = watchTemporary(temporary);
     return OutputFile(std::move(state));
 }

@@ -3,7 +3,8 @@
 // owner of the file it replaces; a symbolic link is followed (unless another user's in a sticky
 // world-writable directory, as the kernel rules), and the rename happens beside its target; a
 // device, FIFO or socket is written directly, as any Unix tool would. Destroyed without
-// commit(), it removes its temporary file: a failed run leaves the target untouched.
+// commit(), it removes its temporary file (as a signal that ends the run does: FileGuard): a
+// failed run leaves the target untouched.
 #pragma once
 
 #include "btforge/Export.h"

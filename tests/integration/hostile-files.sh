@@ -24,6 +24,8 @@
 #   in-place-special  --in-place on a FIFO, /dev/stdin, a device or a directory: usage error,
 #               before anything is read
 #   descriptors -o /proc/self/fd/N and /dev/fd/N: only a descriptor btforge was started with
+#   signals     SIGINT, SIGTERM, SIGHUP and SIGPIPE during a run: temporaries removed, the old
+#               output intact, the signal's exit status
 source "$(dirname "$0")/lib.sh"
 case_name=$1 inputs=$2 sources=$3 vmlinux=$4
 program=$inputs/functions-gcc-dwarf5-O2
@@ -431,6 +433,49 @@ descriptors)
         cmp -s "$work/fd5.btf" "$work/ref.btf" || fail "-o $path: the output differs"
     done
     echo "descriptors: /proc/self/fd/N, /dev/fd/N, /proc/PID/fd/N only for descriptors given"
+    ;;
+signals)
+    require_file "$vmlinux" "scripts/fetch-debian-kernel.sh"
+    env --default-signal=INT true 2> /dev/null || skip "env has no --default-signal (coreutils 8.31)"
+    echo "old output" > "$work/out.btf"
+    echo "old report" > "$work/report.json"
+    intact() {
+        [ "$(cat "$work/out.btf")" = "old output" ] || fail "$1 changed the output"
+        [ "$(cat "$work/report.json")" = "old report" ] || fail "$1 changed the report"
+        no_temporary_left
+    }
+    for signal in INT TERM HUP; do
+        # env resets the signal: a script's background job starts with SIGINT ignored.
+        env --default-signal="$signal" "$BTFORGE" -q convert "$vmlinux" -o "$work/out.btf" \
+            --report-skipped "$work/report.json" 2> "$work/stderr" &
+        pid=$!
+        # The temporary appears once the outputs are opened, seconds before the run ends.
+        for _ in $(seq 6000); do
+            if compgen -G "$work/.out.btf.tmp.*" > /dev/null || ! kill -0 "$pid" 2> /dev/null; then
+                break
+            fi
+            sleep 0.1
+        done
+        compgen -G "$work/.out.btf.tmp.*" > /dev/null || fail "no temporary output appeared"
+        kill -s "$signal" "$pid"
+        set +e
+        wait "$pid" 2> "$work/wait.log" # bash's "Hangup" job notice
+        status=$?
+        set -e
+        [ "$status" = $((128 + $(kill -l "$signal"))) ] ||
+            { cat "$work/stderr"; fail "SIG$signal: exit status $status"; }
+        intact "SIG$signal"
+    done
+    # Standard output a pipe nobody reads: SIGPIPE at the first write, the report's temporary
+    # file still there.
+    set +e
+    env --default-signal=PIPE "$BTFORGE" -q convert "$vmlinux" -o - \
+        --report-skipped "$work/report.json" 2> "$work/stderr" | true
+    status=${PIPESTATUS[0]}
+    set -e
+    [ "$status" = $((128 + $(kill -l PIPE))) ] || { cat "$work/stderr"; fail "SIGPIPE: $status"; }
+    intact SIGPIPE
+    echo "signals: SIGINT, SIGTERM, SIGHUP, SIGPIPE leave no temporary file and the old output"
     ;;
 failure)
     echo "earlier output" > "$work/out"
