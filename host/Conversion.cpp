@@ -1,6 +1,7 @@
 #include "Conversion.h"
 
 #include "SameFiles.h"
+#include "StandardOutput.h"
 #include "amend/FeatureDowngrade.h"
 #include "amend/GlobalVariables.h"
 #include "amend/TypeSelection.h"
@@ -178,7 +179,9 @@ struct Outputs {
 
 Expected<void> openOutputs(const ConversionRequest& request, Outputs& outputs) {
     if (request.output != "-") {
-        auto file = OutputFile::create(request.output);
+        auto file =
+            OutputFile::create(request.output, request.inPlace ? OutputFile::Target::RegularFile
+                                                               : OutputFile::Target::Any);
         if (!file)
             return std::move(file).error();
         outputs.main.emplace(std::move(*file));
@@ -321,6 +324,13 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         return std::move(emitterPlugin).error();
     if (auto distinct = refuseOutputsOverInputs(request, registry); !distinct)
         return distinct;
+    // --in-place: INPUT is checked as an output before it is read (a FIFO would be read, then
+    // opened to be written, and block).
+    Outputs outputs;
+    if (request.inPlace) {
+        if (auto opened = openOutputs(request, outputs); !opened)
+            return opened;
+    }
     auto input = openInput(request.source.input, session);
     if (!input)
         return std::move(input).error();
@@ -334,9 +344,10 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
                 return writable;
         }
     }
-    Outputs outputs;
-    if (auto opened = openOutputs(request, outputs); !opened)
-        return opened;
+    if (!request.inPlace) {
+        if (auto opened = openOutputs(request, outputs); !opened)
+            return opened;
+    }
     if (outputs.report)
         session.skipReport = &outputs.reportText;
     std::ostringstream skipLines;
@@ -371,18 +382,17 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
                            : Expected<void>(std::move(sections).error());
     } else if (!outputs.main) {
         written = emitter->emit(*graph, emit, std::cout, session);
-        std::cout.flush();
-        if (written && !std::cout)
-            return Error::io("standard output: write failed");
+        if (auto flushed = flushStandardOutput(); written && !flushed)
+            return flushed;
     } else {
         written = emitter->emit(*graph, emit, outputs.main->stream(), session);
         if (written)
             written = outputs.main->commit();
     }
     if (written && request.listSkipped) {
-        std::cout << skipLines.str() << std::flush;
-        if (!std::cout)
-            return Error::io("standard output: write failed");
+        std::cout << skipLines.str();
+        if (auto flushed = flushStandardOutput(); !flushed)
+            return flushed;
     }
     if (!written)
         return aboutInput(std::move(written).error(), request.source.input);

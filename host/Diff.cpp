@@ -1,5 +1,7 @@
 #include "Diff.h"
 
+#include "StandardOutput.h"
+
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -121,8 +123,9 @@ Expected<bool> runDiff(const PluginRegistry& registry, const DiffRequest& reques
         printJson(request, report, out);
     else
         printText(request, report, out);
-    out.flush();
-    if (!out)
+    if (auto flushed = flushStandardOutput(); !flushed)
+        return std::move(flushed).error();
+    if (!out.flush())
         return Error::io("standard output: write failed");
     return report.equal();
 }

@@ -1,8 +1,10 @@
 // btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
 #include "Cli.h"
 #include "PluginRegistry.h"
+#include "StandardOutput.h"
 #include "TerminalProgress.h"
 #include "ThreadPoolRunner.h"
+#include "support/OutputFile.h"
 
 #include <cstdio>
 #include <iostream>
@@ -21,6 +23,12 @@ using namespace btforge::host;
 int report(const Error& error, std::optional<int> status = std::nullopt) {
     std::fprintf(stderr, "btforge: error: %s\n", error.message().c_str());
     return status.value_or(error.kind() == ErrorKind::Usage ? 2 : 1);
+}
+
+// `status`, or 1 when what was written to standard output could not be.
+int written(int status) {
+    auto flushed = flushStandardOutput();
+    return flushed ? status : report(flushed.error());
 }
 
 // As `btforge plugins` shows them: "reads-btf, makes-variables".
@@ -61,13 +69,13 @@ int run(int argc, char** argv) {
         return report(command.error());
     if (auto* info = std::get_if<InfoCommand>(&command->action)) {
         std::cout << info->text;
-        return 0;
+        return written(0);
     }
 
     PluginRegistry registry;
     registry.discover(pluginSearchPath(command->global.pluginDirs));
     if (std::holds_alternative<PluginsCommand>(command->action))
-        return listPlugins(registry);
+        return written(listPlugins(registry));
     auto* convert = std::get_if<ConvertCommand>(&command->action);
     if (convert)
         registry.configureLoaders(convert->loaderOptions);
@@ -111,6 +119,8 @@ int run(int argc, char** argv) {
 // Errors travel as Expected; what still escapes (out of memory) is one line and exit 1 here,
 // after unwinding has removed the temporary outputs.
 int main(int argc, char** argv) {
+    OutputFile::recordInheritedDescriptors(); // before btforge opens any descriptor
+    keepStandardOutputErrors();
     try {
         return run(argc, argv);
     } catch (const std::bad_alloc&) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +65,27 @@ void putNumber(uint64_t value) {
     put(p);
 }
 
+void removeTemporaries() {
+    for (TemporarySlot& temporary : temporaries) {
+        if (temporary.state.load() == Live)
+            ::unlink(temporary.path);
+    }
+}
+
+// A signal that ends the process (Ctrl-C, kill, a closed terminal, a reader gone from the pipe):
+// the temporary outputs are removed, then the signal ends the process as it would have, so that
+// the caller sees it (a shell's 128+N).
+void onEndingSignal(int signal) {
+    removeTemporaries();
+    ::signal(signal, SIG_DFL);
+    sigset_t unblocked;
+    sigemptyset(&unblocked);
+    sigaddset(&unblocked, signal);
+    ::pthread_sigmask(SIG_UNBLOCK, &unblocked, nullptr);
+    ::raise(signal);
+    ::_exit(128 + signal);
+}
+
 void onBusError(int, siginfo_t*, void*) {
     for (InputSlot& input : inputs) {
         struct stat st {};
@@ -80,10 +102,7 @@ void onBusError(int, siginfo_t*, void*) {
         put(" to ");
         putNumber(static_cast<uint64_t>(st.st_size));
         put(" bytes while it was read)\n");
-        for (TemporarySlot& temporary : temporaries) {
-            if (temporary.state.load() == Live)
-                ::unlink(temporary.path);
-        }
+        removeTemporaries();
         ::_exit(1);
     }
     // Not an input that shrank: the default action, when the faulting access repeats.
@@ -98,7 +117,21 @@ void installFileGuard() {
         action.sa_sigaction = onBusError;
         action.sa_flags = SA_SIGINFO;
         sigemptyset(&action.sa_mask);
-        return ::sigaction(SIGBUS, &action, nullptr) == 0;
+        bool ok = ::sigaction(SIGBUS, &action, nullptr) == 0;
+        constexpr std::array endingSignals{SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,
+                                           SIGPIPE, SIGALRM, SIGXCPU, SIGXFSZ};
+        struct sigaction handler {};
+        handler.sa_handler = onEndingSignal;
+        sigemptyset(&handler.sa_mask); // the first signal decides how the process ends
+        for (int signal : endingSignals)
+            sigaddset(&handler.sa_mask, signal);
+        for (int signal : endingSignals) {
+            // A signal the caller ignores (nohup, a script's background job) stays ignored.
+            struct sigaction previous {};
+            if (::sigaction(signal, nullptr, &previous) == 0 && previous.sa_handler != SIG_IGN)
+                ok = ::sigaction(signal, &handler, nullptr) == 0 && ok;
+        }
+        return ok;
     }();
     (void)installed;
 }
@@ -137,10 +170,7 @@ void endRun(const char* message) {
     put("btforge: error: ");
     put(message);
     put("\n");
-    for (TemporarySlot& temporary : temporaries) {
-        if (temporary.state.load() == Live)
-            ::unlink(temporary.path);
-    }
+    removeTemporaries();
     ::_exit(1);
 }
 

@@ -21,6 +21,21 @@ for cmd in "" convert dump plugins; do
     grep -q 'usage: btforge' "$work/stdout" || fail "'btforge $cmd --help' prints no usage"
 done
 
+# Standard output that cannot be written (/dev/full): one line with the reason, exit 1 (diff: 2,
+# its status for any error).
+for args in --help --version "convert --help" plugins "dump $sample" "diff $sample $sample"; do
+    want=1
+    [ "${args%% *}" != diff ] || want=2
+    set +e
+    # shellcheck disable=SC2086 # the arguments split on purpose
+    "$BTFORGE" $args > /dev/full 2> "$work/stderr"
+    got=$?
+    set -e
+    [ "$got" = "$want" ] || { cat "$work/stderr"; fail "'btforge $args > /dev/full' exited $got"; }
+    [ "$(cat "$work/stderr")" = "btforge: error: standard output: write failed: No space left on device" ] ||
+        { cat "$work/stderr"; fail "'btforge $args > /dev/full' does not say why"; }
+done
+
 # Usage errors: exit 2 with one line.
 expect_status 2 "$BTFORGE"
 expect_status 2 "$BTFORGE" frobnicate

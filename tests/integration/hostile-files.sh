@@ -18,6 +18,14 @@
 #   in-place    a file its user may not write is refused; mode and owner are kept
 #   json        control bytes in names: the json emitter writes what bpftool writes
 #   failure     a failed run (bad input, usage error) leaves the file at -o as it was
+#   links       in a sticky world-writable directory, another user's link (at any hop of a chain,
+#               or a directory on the way) is not followed for any output; the caller's and the
+#               directory owner's are, as the kernel's fs.protected_symlinks decides
+#   in-place-special  --in-place on a FIFO, /dev/stdin, a device or a directory: usage error,
+#               before anything is read
+#   descriptors -o /proc/self/fd/N and /dev/fd/N: only a descriptor btforge was started with
+#   signals     SIGINT, SIGTERM, SIGHUP and SIGPIPE during a run: temporaries removed, the old
+#               output intact, the signal's exit status
 source "$(dirname "$0")/lib.sh"
 case_name=$1 inputs=$2 sources=$3 vmlinux=$4
 program=$inputs/functions-gcc-dwarf5-O2
@@ -316,6 +324,158 @@ json)
     "$BPFTOOL" btf dump file "$work/control.btf" -j > "$work/bpftool.json"
     cmp -s "$work/stdout" "$work/bpftool.json" || fail "json differs from bpftool's"
     echo "json: control bytes in names written as bpftool writes them (docs/security.md)"
+    ;;
+links)
+    mkdir "$work/tmp" "$work/private" "$work/plain"
+    chmod 1777 "$work/tmp"
+    cp "$program" "$work/victim"
+    # The caller's link in a sticky world-writable directory is followed.
+    ln -s "$work/mine.btf" "$work/tmp/mine"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/tmp/mine"
+    cmp -s "$work/mine.btf" "$work/ref.btf" || fail "the caller's link was not followed"
+    cp "$program" "$work/mine"
+    ln -s "$work/mine" "$work/tmp/my-input"
+    run 0 "$BTFORGE" -q convert "$work/tmp/my-input" --in-place
+    cmp -s "$work/mine" "$program" && fail "--in-place did not follow the caller's link"
+    is_root || skip "needs root to make links of another user (the caller's link is followed)"
+    id nobody > /dev/null 2>&1 || skip "no user 'nobody'"
+    echo secret > "$work/secret"
+    chmod 0600 "$work/secret"
+    # nobodys LINK TARGET: a symbolic link of user nobody.
+    nobodys() {
+        ln -s "$2" "$1"
+        chown -h nobody "$1"
+    }
+    nobodys "$work/tmp/evil" "$work/secret"
+    nobodys "$work/tmp/dangling" "$work/created"
+    nobodys "$work/tmp/dir" "$work/private"
+    nobodys "$work/tmp/victim" "$work/victim"
+    ln -s evil "$work/tmp/chain"              # root's link, then nobody's
+    nobodys "$work/plain/hop" ../tmp/dangling # nobody's link where that is fine, then refused
+    for args in "-o $work/tmp/evil" "-o $work/tmp/dangling" "-o $work/tmp/chain" \
+        "-o $work/plain/hop" "-o $work/tmp/dir/out.btf" \
+        "-o $work/out.btf --report-skipped $work/tmp/evil" "--elf -o $work/tmp/evil"; do
+        # shellcheck disable=SC2086 # the options split on purpose
+        run 1 "$BTFORGE" -q convert "$program" $args
+        says "symbolic link .* sticky world-writable directory"
+    done
+    run 1 "$BTFORGE" -q convert "$work/tmp/victim" --in-place
+    says "^btforge: error: $work/tmp/victim: .*symbolic link"
+    run 1 "$BTFORGE" pahole-compat -J --btf_encode_detached="$work/tmp/evil" "$program"
+    says "^btforge: error: $work/tmp/evil: .*symbolic link"
+    run 1 "$BTFORGE" pahole-compat -J "$work/tmp/victim"
+    [ "$(cat "$work/secret")" = secret ] || fail "a link of another user was followed"
+    [ ! -e "$work/created" ] || fail "a dangling link of another user created its target"
+    [ -z "$(ls -A "$work/private")" ] || fail "a directory link of another user was followed"
+    cmp -s "$work/victim" "$program" || fail "--in-place followed a link of another user"
+    [ ! -e "$work/out.btf" ] || fail "a refused report left the output"
+    no_temporary_left
+    # Followed: the directory owner's link, and any link in a directory that is not both sticky
+    # and world-writable.
+    mkdir "$work/theirs" "$work/group-only"
+    chmod 1777 "$work/theirs"
+    chown nobody "$work/theirs"
+    nobodys "$work/theirs/link" "$work/theirs.btf"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/theirs/link"
+    cmp -s "$work/theirs.btf" "$work/ref.btf" || fail "the directory owner's link was not followed"
+    chmod 1770 "$work/group-only"
+    nobodys "$work/group-only/link" "$work/group-only.btf"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/group-only/link"
+    cmp -s "$work/group-only.btf" "$work/ref.btf" || fail "a link in a 1770 directory"
+    nobodys "$work/plain/report" "$work/report.json"
+    run 0 "$BTFORGE" -q convert "$program" -o "$work/plain.btf" --report-skipped "$work/plain/report"
+    [ -L "$work/plain/report" ] && [ -s "$work/report.json" ] || fail "a plain directory's link"
+    no_temporary_left
+    echo "links: another user's link in a sticky world-writable directory refused (10 ways);" \
+        "the caller's, the directory owner's and other directories' followed"
+    ;;
+in-place-special)
+    # Refused before INPUT is opened: a FIFO without a writer would otherwise block here.
+    mkfifo "$work/fifo"
+    run 2 "$BTFORGE" -q convert "$work/fifo" --in-place
+    says "^btforge: error: $work/fifo: .*not a regular file"
+    [ -p "$work/fifo" ] || fail "the FIFO was replaced"
+    run 2 "$BTFORGE" -q convert /dev/stdin --in-place < "$program"
+    says "^btforge: error: /dev/stdin: .*not a regular file"
+    run 2 "$BTFORGE" -q convert /dev/stdin --in-place < <(cat "$program")
+    run 2 "$BTFORGE" -q convert "$work" --in-place
+    run 2 "$BTFORGE" pahole-compat -J "$work/fifo"
+    if is_root && mknod "$work/null" c 1 3 2> /dev/null; then
+        run 2 "$BTFORGE" -q convert "$work/null" --in-place
+        [ -c "$work/null" ] || fail "the device was replaced"
+    fi
+    cp "$program" "$work/real"
+    ln -s real "$work/link"
+    run 0 "$BTFORGE" -q convert "$work/link" --in-place
+    [ -L "$work/link" ] || fail "the link was replaced"
+    cmp -s "$work/real" "$program" && fail "--in-place through a link wrote nothing"
+    no_temporary_left
+    echo "in-place-special: a FIFO, /dev/stdin, a directory, a device refused before reading"
+    ;;
+descriptors)
+    # Descriptors 3-9 are closed for btforge: whatever it opens itself (a piped input's memory
+    # file) is not an output.
+    for n in 3 4 5 6 7 8 9; do
+        for path in /proc/self/fd/$n /dev/fd/$n; do
+            run 2 "$BTFORGE" -q convert /dev/stdin -o "$path" < <(cat "$program") \
+                3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+            says "^btforge: error: $path: .*descriptor"
+        done
+        # /proc/PID/fd/N, PID btforge's own.
+        run 2 bash -c 'exec "$0" -q convert /dev/stdin -o /proc/$$/fd/'"$n" "$BTFORGE" \
+            < <(cat "$program") 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+        says "descriptor"
+    done
+    # One it was given is written.
+    for path in /proc/self/fd/5 /dev/fd/5; do
+        rm -f "$work/fd5.btf"
+        run 0 "$BTFORGE" -q convert /dev/stdin -o "$path" < <(cat "$program") 5> "$work/fd5.btf"
+        cmp -s "$work/fd5.btf" "$work/ref.btf" || fail "-o $path: the output differs"
+    done
+    echo "descriptors: /proc/self/fd/N, /dev/fd/N, /proc/PID/fd/N only for descriptors given"
+    ;;
+signals)
+    require_file "$vmlinux" "scripts/fetch-debian-kernel.sh"
+    env --default-signal=INT true 2> /dev/null || skip "env has no --default-signal (coreutils 8.31)"
+    echo "old output" > "$work/out.btf"
+    echo "old report" > "$work/report.json"
+    intact() {
+        [ "$(cat "$work/out.btf")" = "old output" ] || fail "$1 changed the output"
+        [ "$(cat "$work/report.json")" = "old report" ] || fail "$1 changed the report"
+        no_temporary_left
+    }
+    for signal in INT TERM HUP; do
+        # env resets the signal: a script's background job starts with SIGINT ignored.
+        env --default-signal="$signal" "$BTFORGE" -q convert "$vmlinux" -o "$work/out.btf" \
+            --report-skipped "$work/report.json" 2> "$work/stderr" &
+        pid=$!
+        # The temporary appears once the outputs are opened, seconds before the run ends.
+        for _ in $(seq 6000); do
+            if compgen -G "$work/.out.btf.tmp.*" > /dev/null || ! kill -0 "$pid" 2> /dev/null; then
+                break
+            fi
+            sleep 0.1
+        done
+        compgen -G "$work/.out.btf.tmp.*" > /dev/null || fail "no temporary output appeared"
+        kill -s "$signal" "$pid"
+        set +e
+        wait "$pid" 2> "$work/wait.log" # bash's "Hangup" job notice
+        status=$?
+        set -e
+        [ "$status" = $((128 + $(kill -l "$signal"))) ] ||
+            { cat "$work/stderr"; fail "SIG$signal: exit status $status"; }
+        intact "SIG$signal"
+    done
+    # Standard output a pipe nobody reads: SIGPIPE at the first write, the report's temporary
+    # file still there.
+    set +e
+    env --default-signal=PIPE "$BTFORGE" -q convert "$vmlinux" -o - \
+        --report-skipped "$work/report.json" 2> "$work/stderr" | true
+    status=${PIPESTATUS[0]}
+    set -e
+    [ "$status" = $((128 + $(kill -l PIPE))) ] || { cat "$work/stderr"; fail "SIGPIPE: $status"; }
+    intact SIGPIPE
+    echo "signals: SIGINT, SIGTERM, SIGHUP, SIGPIPE leave no temporary file and the old output"
     ;;
 failure)
     echo "earlier output" > "$work/out"

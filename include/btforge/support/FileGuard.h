@@ -1,7 +1,9 @@
 // What must hold when the process has to end at once, from a signal handler: an input file
 // mapped in memory that shrinks under the mapping raises SIGBUS on the next read of a page past
 // its new end. The handler installed here names the input that changed (one line, exit 1) and
-// removes the temporary outputs, instead of a crash that leaves them behind.
+// removes the temporary outputs, instead of a crash that leaves them behind. A signal that ends
+// the process (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGXCPU, SIGXFSZ) removes them
+// too, then ends it as the signal would have.
 #pragma once
 
 #include "btforge/Export.h"
@@ -11,7 +13,8 @@
 
 namespace btforge {
 
-// Installs the SIGBUS handler (once; later calls do nothing).
+// Installs the handlers (once; later calls do nothing). A signal ignored when it is installed
+// (nohup) stays ignored.
 BTFORGE_API void installFileGuard();
 
 // `fd` is an input read through a mapping of `size` bytes; `path` names it in the message.
