@@ -17,7 +17,8 @@ namespace {
 using ir::TypeId;
 
 // Adds the FUNC_PROTOs, FUNCs and their DECL_TAGs, reusing an identical FUNC_PROTO already in
-// the graph or its base (function pointers of the same signature, or another function's).
+// the graph or its base (function pointers of the same signature, or another function's), and
+// over a base the base's own FUNC or DECL_TAG where it has an identical one.
 class FunctionEmitter {
 public:
     explicit FunctionEmitter(ir::TypeGraph& graph) : graph_(graph), appender_(graph) {}
@@ -40,11 +41,12 @@ public:
         if (withTags) {
             for (const TagObservation& t : obs.tagsOf(f)) {
                 if (!arrivingOnly || t.componentIndex < 0)
-                    graph_.add(ir::DeclTagType{graph_.intern(t.value), func, t.componentIndex});
+                    appender_.addTag(t.value, func, t.componentIndex);
             }
         }
         return func;
     }
+    void tag(std::string_view value, TypeId func) { appender_.addTag(value, func, -1); }
 
 private:
     ir::TypeGraph& graph_;
@@ -54,15 +56,15 @@ private:
 
 // What the kernel's BPF verifier looks for on a kfunc's FUNC: 'bpf_kfunc', and 'bpf_fastcall'
 // for those that keep the caller's registers (KF_FASTCALL).
-void tagKfunc(ir::TypeGraph& graph, TypeId func, std::string_view name,
+void tagKfunc(FunctionEmitter& emitter, TypeId func, std::string_view name,
               std::span<const elf::Kfunc> kfuncs) {
     auto it = std::lower_bound(kfuncs.begin(), kfuncs.end(), name,
                                [](const elf::Kfunc& k, std::string_view n) { return k.name < n; });
     if (it == kfuncs.end() || it->name != name)
         return;
-    graph.add(ir::DeclTagType{graph.intern("bpf_kfunc"), func, -1});
+    emitter.tag("bpf_kfunc", func);
     if (it->flags & elf::kKfuncFastcall)
-        graph.add(ir::DeclTagType{graph.intern("bpf_fastcall"), func, -1});
+        emitter.tag("bpf_fastcall", func);
 }
 
 // Decides and emits the functions: per name for standard BTF; per address for the extension,
@@ -125,7 +127,7 @@ private:
         ++report_.functions;
         TypeId func = emitter_.emit(d.name, f, written_, options_.features.has(Feature::DeclTag),
                                     d.trueSignature, address);
-        tagKfunc(output_, func, d.name, kfuncs_);
+        tagKfunc(emitter_, func, d.name, kfuncs_);
         return func;
     }
     void skip(const FunctionDecision& d, std::optional<uint64_t> address) {

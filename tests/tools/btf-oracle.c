@@ -5,7 +5,9 @@
  *                                  is not permitted here (tests skip on that)
  *   btf-oracle finalize OBJ OUT    the BTF of a BPF object after libbpf fixed its DATASEC sizes and
  *                                  offsets, as libbpf does before any load
- *   btf-oracle dedup FILE          the type count libbpf's btf__dedup reaches on FILE
+ *   btf-oracle dedup FILE [BASE OUT]
+ *                                  the type count libbpf's btf__dedup reaches on FILE; split over
+ *                                  BASE, the deduplicated split BTF is written to OUT
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -66,20 +68,36 @@ static int cmd_load(const char *path) {
     return code;
 }
 
-static int cmd_dedup(const char *path) {
+static int write_raw(const struct btf *btf, const char *out_path) {
+    __u32 size = 0;
+    const void *data = btf__raw_data(btf, &size);
+    FILE *out = fopen(out_path, "wb");
+    int ok = data && out && fwrite(data, 1, size, out) == size;
+    if (out && fclose(out) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "btf-oracle: cannot write %s\n", out_path);
+    return ok ? EXIT_OK : EXIT_REJECTED;
+}
+
+static int cmd_dedup(const char *path, const char *base_path, const char *out_path) {
     struct btf *base;
-    struct btf *btf = parse(path, NULL, &base);
+    struct btf *btf = parse(path, base_path, &base);
     if (!btf)
         return EXIT_REJECTED;
     int err = btf__dedup(btf, NULL);
+    int code = EXIT_OK;
     if (err) {
         fprintf(stderr, "btf-oracle: btf__dedup fails on %s: %s\n", path, strerror(-err));
-        btf__free(btf);
-        return EXIT_REJECTED;
+        code = EXIT_REJECTED;
+    } else {
+        printf("%u types\n", btf__type_cnt(btf) - 1);
+        if (out_path)
+            code = write_raw(btf, out_path);
     }
-    printf("%u types\n", btf__type_cnt(btf) - 1);
     btf__free(btf);
-    return EXIT_OK;
+    btf__free(base);
+    return code;
 }
 
 static int cmd_finalize(const char *object_path, const char *out_path) {
@@ -88,18 +106,9 @@ static int cmd_finalize(const char *object_path, const char *out_path) {
         fprintf(stderr, "btf-oracle: libbpf cannot open %s: %s\n", object_path, strerror(errno));
         return EXIT_REJECTED;
     }
-    __u32 size = 0;
-    const void *data = btf__raw_data(bpf_object__btf(obj), &size);
-    FILE *out = fopen(out_path, "wb");
-    int ok = data && out && fwrite(data, 1, size, out) == size;
-    if (out && fclose(out) != 0)
-        ok = 0;
+    int code = write_raw(bpf_object__btf(obj), out_path);
     bpf_object__close(obj);
-    if (!ok) {
-        fprintf(stderr, "btf-oracle: cannot write %s\n", out_path);
-        return EXIT_REJECTED;
-    }
-    return EXIT_OK;
+    return code;
 }
 
 int main(int argc, char **argv) {
@@ -108,10 +117,11 @@ int main(int argc, char **argv) {
         return cmd_parse(argv[2], argc == 4 ? argv[3] : NULL);
     if (argc == 3 && strcmp(argv[1], "load") == 0)
         return cmd_load(argv[2]);
-    if (argc == 3 && strcmp(argv[1], "dedup") == 0)
-        return cmd_dedup(argv[2]);
+    if ((argc == 3 || argc == 5) && strcmp(argv[1], "dedup") == 0)
+        return cmd_dedup(argv[2], argc == 5 ? argv[3] : NULL, argc == 5 ? argv[4] : NULL);
     if (argc == 4 && strcmp(argv[1], "finalize") == 0)
         return cmd_finalize(argv[2], argv[3]);
-    fprintf(stderr, "usage: btf-oracle parse FILE [BASE] | load FILE | dedup FILE | finalize OBJ OUT\n");
+    fprintf(stderr, "usage: btf-oracle parse FILE [BASE] | load FILE | dedup FILE [BASE OUT] | "
+                    "finalize OBJ OUT\n");
     return EXIT_USAGE;
 }

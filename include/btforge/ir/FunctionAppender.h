@@ -1,5 +1,6 @@
 // Appends FUNCs to a graph, each FUNC_PROTO shared by every FUNC (and function pointer) of the
-// same prototype: the DWARF pipeline and the FUNC address conversions build functions alike.
+// same prototype. Over a base (a module over vmlinux), a FUNC or DECL_TAG the base already has is
+// the base's, as libbpf's btf__dedup resolves split BTF: the split graph repeats none of them.
 #pragma once
 
 #include "btforge/Export.h"
@@ -20,14 +21,23 @@ public:
 
     // The id of a FUNC_PROTO with this prototype (parameter names included), added if new.
     TypeId proto(TypeId returnType, std::span<const Param> params);
+    // A FUNC with an address (the extension) is never the base's: the base's carry their own.
     TypeId addFunction(std::string_view name, TypeId proto, FuncLinkage linkage,
                        std::optional<uint64_t> address = std::nullopt);
+    // A DECL_TAG `value` on `target` (componentIndex -1: on the type itself).
+    TypeId addTag(std::string_view value, TypeId target, int32_t componentIndex);
 
 private:
     std::string key(TypeId returnType, std::span<const Param> params) const;
+    void indexBase();
 
     TypeGraph& graph_;
     std::unordered_map<std::string, TypeId> protos_;
+    // The base's FUNCs by name, prototype and linkage, and its DECL_TAGs by value, target and
+    // component; indexed on first use.
+    std::unordered_map<std::string, TypeId> baseFunctions_;
+    std::unordered_map<std::string, TypeId> baseTags_;
+    bool baseIndexed_ = false;
 };
 
 } // namespace btforge::ir
