@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <optional>
 #include <sstream>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace btforge::dwarf {
@@ -103,6 +104,9 @@ void giveBack(const char* begin, const char* end) {
 Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(std::shared_ptr<MappedFile> file,
                                                                  const std::string& altPath) {
     std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(std::move(file)));
+    elf_version(EV_CURRENT);
+    if (auto surveyed = reader->surveySections(); !surveyed)
+        return std::move(surveyed).error();
     if (!reader->openDirect()) {
         if (auto opened = reader->openThroughDwfl(); !opened)
             return std::move(opened).error();
@@ -117,8 +121,39 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(std::shared_ptr
     return reader;
 }
 
+Expected<void> LibdwUnitReader::surveySections() {
+    Elf* elf = elf_begin(input_->descriptor(), ELF_C_READ_MMAP, nullptr);
+    size_t shstrndx = 0;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        if (elf)
+            elf_end(elf);
+        return {}; // opening it says what is wrong
+    }
+    DwarfSectionCount count;
+    bool grouped = false;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char* found =
+            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        if (!found)
+            continue;
+        const std::string_view name(found);
+        count.add(name);
+        grouped = grouped ||
+                  (dwarfSectionKind(name) != DwarfSection::NotRead && (shdr.sh_flags & SHF_GROUP));
+    }
+    elf_end(elf);
+    if (std::string problem = count.problem(); !problem.empty())
+        return Error::badInput(path_ + ": " + problem);
+    join_ = count.repeats() || grouped;
+    return {};
+}
+
 bool LibdwUnitReader::openDirect() {
-    elf_version(EV_CURRENT);
+    // libdw reads one section of a name, none in a group: such files are joined on the libdwfl
+    // path.
+    if (join_)
+        return false;
     fd_ = ::fcntl(input_->descriptor(), F_DUPFD_CLOEXEC, 0);
     if (fd_ < 0)
         return false;
@@ -190,6 +225,129 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
             why = compression; // libdwfl only says it found no DWARF
         return Error::badInput(path_ + ": cannot read its DWARF (" + why + ")");
     }
+    if (join_)
+        return joinSections(dwarf_getelf(dwarf_)); // relocated by now
+    return {};
+}
+
+Expected<void> LibdwUnitReader::joinSections(Elf* elf) {
+    GElf_Ehdr ehdr;
+    size_t shstrndx = 0;
+    if (!gelf_getehdr(elf, &ehdr) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return Error::badInput(path_ + ": " + orUnknown(elf_errmsg(-1)));
+    // The sections of each name, in section order: their data as libdwfl left it (relocated).
+    struct Joined {
+        std::string name;
+        std::vector<const Elf_Data*> parts;
+    };
+    std::vector<Joined> joined;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char* found =
+            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        if (!found || shdr.sh_type == SHT_NOBITS)
+            continue;
+        const std::string_view name(found);
+        if (dwarfSectionKind(name) == DwarfSection::NotRead && name != ".gnu_debugaltlink")
+            continue;
+        // libdw and libdwfl decompressed the sections they read or relocated, not the others.
+        // A .zdebug_ section keeps its name decompressed: its bytes tell.
+        bool decompressed = true;
+        if (name.starts_with(".zdebug_")) {
+            Elf_Data* raw = elf_rawdata(scn, nullptr);
+            if (raw && raw->d_size >= 4 && std::memcmp(raw->d_buf, "ZLIB", 4) == 0)
+                decompressed = elf_compress_gnu(scn, 0, 0) >= 0;
+        } else if (shdr.sh_flags & SHF_COMPRESSED) {
+            decompressed = elf_compress(scn, 0, 0) >= 0;
+        }
+        Elf_Data* data = decompressed ? elf_getdata(scn, nullptr) : nullptr;
+        if (!data || (data->d_size && !data->d_buf))
+            return Error::badInput(path_ + ": section " + std::string(name) + " (" +
+                                   std::to_string(elf_ndxscn(scn)) +
+                                   ") cannot be read: " + orUnknown(elf_errmsg(-1)));
+        const std::string canonical = dwarfSectionName(name);
+        auto it = std::find_if(joined.begin(), joined.end(),
+                               [&](const Joined& j) { return j.name == canonical; });
+        if (it == joined.end())
+            it = joined.insert(joined.end(), {canonical, {}});
+        it->parts.push_back(data);
+    }
+
+    // Written by libelf (in the input's class and byte order) into an anonymous file, and read
+    // back as libdw reads any file.
+    auto failure = [&](const char* what) {
+        return Error::io(path_ + ": cannot join its DWARF sections (" + what +
+                         "): " + orUnknown(elf_errmsg(-1)));
+    };
+    joinedFd_ = ::memfd_create("btforge-joined-dwarf", MFD_CLOEXEC);
+    if (joinedFd_ < 0)
+        return Error::io(path_ + ": cannot join its DWARF sections: " + std::strerror(errno));
+    Elf* out = elf_begin(joinedFd_, ELF_C_WRITE, nullptr);
+    if (!out || !gelf_newehdr(out, gelf_getclass(elf))) {
+        if (out)
+            elf_end(out);
+        return failure("header");
+    }
+    // The name table is made first: data given to libelf must not move until it is written.
+    std::string names(1, '\0');
+    std::vector<size_t> nameAt;
+    for (const Joined& j : joined) {
+        nameAt.push_back(names.size());
+        names += j.name;
+        names.push_back('\0');
+    }
+    const size_t tableNameAt = names.size();
+    names += ".shstrtab";
+    names.push_back('\0');
+    Elf_Data table{};
+    table.d_buf = names.data();
+    table.d_size = names.size();
+    const Elf_Data* const tableParts[] = {&table};
+
+    auto addSection = [&](size_t nameOffset, uint32_t type,
+                          std::span<const Elf_Data* const> parts) {
+        Elf_Scn* scn = elf_newscn(out);
+        if (!scn)
+            return false;
+        for (const Elf_Data* part : parts) {
+            Elf_Data* data = elf_newdata(scn);
+            if (!data)
+                return false;
+            data->d_buf = part->d_buf;
+            data->d_size = part->d_size;
+            data->d_type = ELF_T_BYTE;
+            data->d_align = 1; // no padding between the joined sections
+            data->d_version = EV_CURRENT;
+        }
+        GElf_Shdr shdr{};
+        shdr.sh_name = static_cast<GElf_Word>(nameOffset);
+        shdr.sh_type = type;
+        shdr.sh_addralign = 1;
+        return gelf_update_shdr(scn, &shdr) != 0;
+    };
+    bool written = true;
+    for (size_t i = 0; i < joined.size() && written; ++i)
+        written = addSection(nameAt[i], SHT_PROGBITS, joined[i].parts);
+    written = written && addSection(tableNameAt, SHT_STRTAB, tableParts);
+    const size_t nameSection = joined.size() + 1;
+    GElf_Ehdr header{};
+    if (written) {
+        std::memcpy(header.e_ident, ehdr.e_ident, EI_NIDENT);
+        header.e_type = ehdr.e_type;
+        header.e_machine = ehdr.e_machine;
+        header.e_version = EV_CURRENT;
+        header.e_shstrndx = static_cast<GElf_Half>(nameSection);
+        written = gelf_update_ehdr(out, &header) != 0 && elf_update(out, ELF_C_WRITE) >= 0;
+    }
+    elf_end(out);
+    if (!written)
+        return failure("writing");
+    joinedElf_ = elf_begin(joinedFd_, ELF_C_READ_MMAP, nullptr);
+    joined_ = joinedElf_ ? dwarf_begin_elf(joinedElf_, DWARF_C_READ, nullptr) : nullptr;
+    if (!joined_)
+        return Error::badInput(path_ + ": cannot read its joined DWARF sections (" +
+                               orUnknown(dwarf_errmsg(-1)) + ")");
+    dwarf_ = joined_;
     return {};
 }
 
@@ -302,6 +460,12 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
 }
 
 LibdwUnitReader::~LibdwUnitReader() {
+    if (joined_)
+        dwarf_end(joined_);
+    if (joinedElf_)
+        elf_end(joinedElf_);
+    if (joinedFd_ >= 0)
+        ::close(joinedFd_);
     if (dwfl_) {
         dwfl_end(dwfl_); // owns the Dwarf and the descriptor
         return;

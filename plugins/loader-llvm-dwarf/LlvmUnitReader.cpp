@@ -65,7 +65,13 @@ private:
 constexpr uint8_t kGnuParameterRef = 0xfa;
 
 const char* sectionName(DieOffset bias) {
-    return bias == kTypesBias ? " in .debug_types" : "";
+    return bias >= kTypesBias ? " in .debug_types" : "";
+}
+
+// An offset of a unit's section as messages give it: in the sections of its name laid end to
+// end, as the keys count (and as a linker would join them).
+uint64_t joinedOffset(DieOffset bias, uint64_t offset) {
+    return (bias >= kTypesBias ? bias - kTypesBias : bias) + offset;
 }
 
 // A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
@@ -505,18 +511,23 @@ Expected<void> LlvmUnitReader::openObject() {
     object_ = std::move(*object);
     if (!llvm::isa<llvm::object::ELFObjectFileBase>(object_.get()))
         return Error::badInput(path_ + ": not an ELF file");
+    DwarfSectionCount count;
     for (const llvm::object::SectionRef& section : object_->sections()) {
         auto name = section.getName();
         if (!name) {
             llvm::consumeError(name.takeError());
             continue;
         }
+        count.add(std::string_view(name->data(), name->size()));
         // LLVM does not follow dwz's supplementary files: types would silently be void.
         if (*name == ".gnu_debugaltlink")
             return Error::badInput(path_ + ": its DWARF continues in the file its "
                                            ".gnu_debugaltlink names, which LLVM's DWARF reader "
                                            "does not read (the dwarf loader does)");
     }
+    // LLVM would read the last section of a repeated name, libdw the first.
+    if (std::string problem = count.problem(); !problem.empty())
+        return Error::badInput(path_ + ": " + problem);
     if (std::string problem = relocationProblem(*object_); !problem.empty())
         return Error::badInput(path_ + ": relocations: " + oneLine(problem));
     if (std::string problem = compressionProblem(*object_); !problem.empty())
@@ -569,16 +580,38 @@ DieOffset LlvmUnitReader::typeBySignature(uint64_t signature) const {
 
 Expected<void> LlvmUnitReader::enumerateUnits() {
     ErrorSink sink;
-    uint64_t infoEnd = 0;
+    // Where each section's units start among the keys: the sections of a name laid end to end,
+    // in the file's order (ReaderRules.h), as libdw reads them. `end`: how far its units reach.
+    struct Section {
+        const llvm::DWARFSection* section;
+        DieOffset bias;
+        uint64_t end;
+    };
+    std::vector<Section> sections;
+    DieOffset next = 0;
+    auto add = [&](const llvm::DWARFSection& section) {
+        sections.push_back({&section, next, 0});
+        next += section.Data.size();
+    };
+    context_->getDWARFObj().forEachInfoSections(add);
+    const size_t infoSections = sections.size();
+    const uint64_t infoSize = next;
+    next = kTypesBias;
+    context_->getDWARFObj().forEachTypesSections(add);
     for (const auto& unit : context_->normal_units()) {
-        bool inTypes = unit->isTypeUnit() && unit->getVersion() < 5;
-        DieOffset bias = inTypes ? kTypesBias : 0;
+        auto in = std::find_if(sections.begin(), sections.end(), [&](const Section& s) {
+            return s.section == &unit->getInfoSection();
+        });
+        if (in == sections.end())
+            return Error::badInput(path_ + ": unit " + hex(unit->getOffset()) +
+                                   ": in no .debug_info or .debug_types section");
+        const DieOffset bias = in->bias;
         // Parsed here, once: LLVM parses abbreviations lazily into state all units share.
         unit->getAbbreviations();
         DWARFDie root = unit->getUnitDIE(/*ExtractUnitDIEOnly=*/true);
         if (!sink.message().empty() || !root)
-            return Error::badInput(path_ + ": unit " + hex(unit->getOffset()) + sectionName(bias) +
-                                   ": " +
+            return Error::badInput(path_ + ": unit " + hex(joinedOffset(bias, unit->getOffset())) +
+                                   sectionName(bias) + ": " +
                                    (sink.message().empty() ? "no unit DIE" : sink.message()));
         uint8_t type = unit->getUnitType();
         auto tag = root.getTag();
@@ -586,18 +619,18 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
         bool partial = type == dw::DW_UT_partial || type == dw::DW_UT_type ||
                        type == dw::DW_UT_split_type || tag == dw::DW_TAG_partial_unit ||
                        tag == dw::DW_TAG_type_unit || unit->isTypeUnit();
-        if (auto* typeUnit = llvm::dyn_cast<llvm::DWARFTypeUnit>(unit.get()))
+        // A signature names the type DIE of the unit that declares it, inside that unit.
+        if (auto* typeUnit = llvm::dyn_cast<llvm::DWARFTypeUnit>(unit.get());
+            typeUnit &&
+            typeUnit->getTypeOffset() < typeUnit->getNextUnitOffset() - typeUnit->getOffset())
             typeUnits_.emplace(typeUnit->getTypeHash(),
                                typeUnit->getOffset() + typeUnit->getTypeOffset() + bias);
-        if (!inTypes)
-            infoEnd = unit->getNextUnitOffset();
+        in->end = unit->getNextUnitOffset();
         units_.push_back({unit.get(), bias, partial});
     }
-    size_t infoSize = 0;
-    context_->getDWARFObj().forEachInfoSections(
-        [&](const llvm::DWARFSection& section) { infoSize += section.Data.size(); });
-    if (!units_.empty()) { // the host's file is always a mapping
-        llvm::StringRef info = units_.front().unit->getInfoSection().Data;
+    if (infoSections > 0) { // the host's file is always a mapping
+        infoSection_ = sections.front().section;
+        llvm::StringRef info = infoSection_->Data;
         auto file = file_->bytes();
         const auto* begin = reinterpret_cast<const std::byte*>(info.data());
         if (begin >= file.data() && begin + info.size() <= file.data() + file.size())
@@ -608,18 +641,23 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
     dropInfoPages(0, info_.size());
     if (units_.empty() && infoSize == 0)
         return Error::badInput(path_ + ": .debug_info has no units");
-    // LLVM stops at the first unit header it cannot read, or one whose length runs past the end.
-    if (!sink.message().empty() || infoEnd != infoSize)
+    // LLVM stops reading a section at the first unit header it cannot read, or one whose length
+    // runs past the end.
+    for (const Section& section : sections) {
+        if (sink.message().empty() && section.end == section.section->Data.size())
+            continue;
         return Error::badInput(
-            path_ + ": unit " + hex(infoEnd) + ": " +
+            path_ + ": unit " + hex(joinedOffset(section.bias, section.end)) +
+            sectionName(section.bias) + ": " +
             (sink.message().empty() ? "its header cannot be read" : sink.message()));
+    }
     return {};
 }
 
 void LlvmUnitReader::releaseUnit(size_t index) {
     // Type units live in .debug_types or between the compile units: only those are released.
     const Unit& unit = units_[index];
-    if (unit.bias == 0 && !unit.unit->isTypeUnit())
+    if (&unit.unit->getInfoSection() == infoSection_ && !unit.unit->isTypeUnit())
         dropInfoPages(unit.unit->getOffset(), unit.unit->getNextUnitOffset());
 }
 
@@ -634,16 +672,19 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
     llvm::DWARFUnit& llvmUnit = *unit.unit;
     ErrorSink sink;
     auto failure = [&](const std::string& what) {
-        return Error::badInput(path_ + ": unit " + hex(llvmUnit.getOffset()) +
-                               sectionName(unit.bias) + ": " +
-                               (sink.message().empty() ? what : sink.message()));
+        return Error::badInput(
+            path_ + ": unit " + hex(joinedOffset(unit.bias, llvmUnit.getOffset())) +
+            sectionName(unit.bias) + ": " + (sink.message().empty() ? what : sink.message()));
     };
     // The DIEs are decoded one at a time, in order, with LLVM's DIE decoder: the unit's own DIE
     // array, which LLVM keeps until the context goes (gigabytes on a kernel), is never filled.
     const llvm::DWARFDataExtractor data = llvmUnit.getDebugInfoExtractor();
     const uint64_t end = llvmUnit.getNextUnitOffset();
     uint64_t offset = llvmUnit.getOffset() + llvmUnit.getHeaderSize();
-    auto pastUnit = [&] { return failure("the DIE at " + hex(offset) + " ends past its unit"); };
+    auto pastUnit = [&] {
+        return failure("the DIE at " + hex(joinedOffset(unit.bias, offset)) +
+                       " ends past its unit");
+    };
     llvm::DWARFDebugInfoEntry root;
     if (offset < end && !attributesInBounds(llvmUnit, data, offset, end))
         return pastUnit();
@@ -702,7 +743,7 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         if (!attributesInBounds(llvmUnit, data, offset, end))
             return pastUnit();
         if (!entry.extractFast(llvmUnit, &offset, data, end, 0))
-            return failure("a DIE at " + hex(offset) + " cannot be read");
+            return failure("a DIE at " + hex(joinedOffset(unit.bias, offset)) + " cannot be read");
         if (!entry.getAbbreviationDeclarationPtr()) { // the null entry that ends a list
             levels.pop_back();
             continue;

@@ -5,7 +5,10 @@
 # is permitted), and have the expected types:
 #   compressed  -gz=zlib / -gz=zstd (those the toolchain has): types equal the plain build's
 #   type-units  -fdebug-types-section, DWARF 4 and 5, gcc and clang on C, g++ and clang++ on C++:
-#               every named type complete and equal to the same build's without type units
+#               every named type complete and equal to the same build's without type units; and
+#               gcc's relocatable objects, with a COMDAT section per type unit (-c, and -r as a
+#               kernel module is linked): the same bytes from both DWARF loaders
+
 #   dwz         dwz partial units, in the file itself and (dwz -m) in a .gnu_debugaltlink file:
 #               types equal the build before dwz
 #   cxx         references and classes from g++ and clang++: one counted warning about
@@ -69,6 +72,27 @@ in_dwarf() {
 
 dump() { "$BPFTOOL" btf dump file "$1.btf"; }
 
+"$BTFORGE" plugins > "$work/plugins.txt" 2>&1 || true
+llvm_dwarf=false
+grep -q "^llvm-dwarf *loader" "$work/plugins.txt" && llvm_dwarf=true
+
+# both_loaders INPUT: INPUT.btf from the dwarf loader (convert); the llvm-dwarf loader, where it
+# is built, must write the same bytes.
+both_loaders() {
+    local input=$1
+    convert "$input"
+    $llvm_dwarf || return 0
+    "$BTFORGE" convert -f llvm-dwarf "$input" -o "$input.llvm.btf" 2> "$input.llvm.err" ||
+        { cat "$input.llvm.err"; fail "$(basename "$input"): llvm-dwarf cannot convert it"; }
+    cmp -s "$input.btf" "$input.llvm.btf" ||
+        fail "$(basename "$input"): the dwarf and llvm-dwarf loaders' BTF differ"
+}
+
+# section_count FILE NAME: how many sections FILE has named NAME.
+section_count() {
+    readelf -S -W "$1" | awk -v name="$2" '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 == name' | wc -l
+}
+
 # with_type_units NAME COMPILER ARGS...: NAME built with and without -fdebug-types-section; where
 # that made type units, both convert to the same types and NAME joins $variants.
 with_type_units() {
@@ -82,8 +106,8 @@ with_type_units() {
         echo "$name: -fdebug-types-section made no type units: not tested"
         return
     fi
-    convert "$work/$name"
-    convert "$work/$name-tu"
+    both_loaders "$work/$name"
+    both_loaders "$work/$name-tu"
     same_types "$work/$name" "$work/$name-tu"
     variants+=("$name")
 }
@@ -141,6 +165,41 @@ type-units)
         for cxx in g++ clang++-19; do
             with_type_units $cxx-dwarf$version $cxx -g -O1 -w -gdwarf-$version "$src/references.cpp"
         done
+    done
+    # gcc's relocatable objects put each type unit in a COMDAT group of its own: many sections
+    # named .debug_types (DWARF 5: .debug_info), each starting at offset 0; a linker joins them.
+    # A per-CPU variable and a char[24] member have their types in type units only.
+    cat > "$work/percpu.c" << 'C'
+#define PERCPU __attribute__((section(".data..percpu")))
+struct name_tag { char name[24]; int id; };
+struct holder { struct name_tag tag; long value; struct holder *next; };
+struct cpu_stats { unsigned long events; unsigned int cpu; };
+struct cpu_stats cpu_stats PERCPU;
+struct holder holder;
+int tag_id(struct name_tag *t) { return t->id + holder.tag.id + (int)cpu_stats.events; }
+C
+    objects=("$work/percpu.c" "${c_sources[@]}")
+    for version in 4 5; do
+        section=.debug_types
+        [ $version = 4 ] || section=.debug_info
+        for source in "${objects[@]}"; do
+            name=gcc-dwarf$version-$(basename "$source" .c).o
+            with_type_units "$name" gcc -g -O0 -w -gdwarf-$version -c "$source"
+        done
+        [ "$(section_count "$work/gcc-dwarf$version-percpu.o-tu" $section)" -gt 1 ] ||
+            fail "gcc-dwarf$version-percpu.o-tu: one $section section, not one per type unit"
+        for cxx in g++ clang++-19; do
+            with_type_units $cxx-dwarf$version.o $cxx -g -O1 -w -gdwarf-$version -c \
+                "$src/references.cpp"
+        done
+        # Linked with -r, as kernel modules are: ld keeps one COMDAT group of each signature,
+        # and each group's section, whose relocations must be applied.
+        with_type_units gcc-dwarf$version-r.o gcc -g -O0 -w -gdwarf-$version -r "${objects[@]}"
+        [ "$(section_count "$work/gcc-dwarf$version-r.o-tu" $section)" -gt 1 ] ||
+            fail "gcc-dwarf$version-r.o-tu: one $section section"
+        dump "$work/gcc-dwarf$version-percpu.o-tu" > "$work/percpu.txt"
+        grep -q "^\[[0-9]*\] VAR 'cpu_stats' " "$work/percpu.txt" ||
+            fail "gcc-dwarf$version-percpu.o-tu: the per-CPU variable is missing"
     done
     [ ${#variants[@]} -gt 0 ] || skip "no compiler here makes type units"
     summary "type units of ${variants[*]}: types complete and equal to the builds without"

@@ -136,6 +136,19 @@ sections() {
             loader=$l expect_error "$work/broken.o" "the section name table \(index [0-9]+\) is not a string table"
         done
     done
+    # .debug_line named .debug_str too: libdw would read the first such section, LLVM the last.
+    local name
+    name=$(readelf -SW "$work/program.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.debug_str .*/\1/p')
+    name=$(python3 - "$work/program.o" "$name" << 'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", data, 40)  # gcc's x86-64 object: ELF64, little-endian
+print(struct.unpack_from("<I", data, shoff + 64 * int(sys.argv[2]))[0])  # its sh_name
+PY
+    )
+    cp "$work/program.o" "$work/broken.o"
+    python3 "$ELF_EDIT" "$work/broken.o" "shdr[.debug_line].sh_name=$name"
+    expect_error "$work/broken.o" "section \.debug_str appears 2 times"
 }
 
 compressed() {

@@ -5,8 +5,9 @@
 #                      every DIE (btforge-dies-compare, $DIES_COMPARE); `btforge diff --from-a
 #                      dwarf --from-b llvm-dwarf` exits 0 and lists nothing; both conversions are
 #                      byte-identical and libbpf parses them
-#   toolchain SRCDIR   the same for DWARF built at test time: type units, dwz partial units,
-#                      compressed sections, C++, a PIE and a shared library; a dwz -m file, which
+#   toolchain SRCDIR   the same for DWARF built at test time: type units (also in relocatable
+#                      objects, a COMDAT section each), dwz partial units, compressed sections,
+#                      C++, a PIE and a shared library; a dwz -m file, which
 #                      LLVM cannot follow, is refused by llvm-dwarf in one line
 #   vmlinux FILE       `same` for a vmlinux
 #   vmlinux-btf FILE   the vmlinux's DWARF against its own .BTF (Debian's pahole 1.24): types equal;
@@ -63,6 +64,13 @@ toolchain)
                 "$src/references.cpp"
             same "$work/tu-$cxx-$version"
         done
+        # Relocatable objects: a COMDAT section per type unit, one object and -r of all three.
+        gcc -g -O1 -w -gdwarf-$version -fdebug-types-section -c -o "$work/tu-gcc-$version-b.o" \
+            "$src/functions_b.c"
+        gcc -g -O1 -w -gdwarf-$version -fdebug-types-section -r -o "$work/tu-gcc-$version-r.o" \
+            "${c_sources[@]}"
+        same "$work/tu-gcc-$version-b.o"
+        same "$work/tu-gcc-$version-r.o"
     done
     # dwz: partial units in the file itself (DWARF 4 and 5).
     if command -v dwz > /dev/null; then
