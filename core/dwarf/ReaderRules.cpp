@@ -3,6 +3,7 @@
 #include "dwarf/UnitMapper.h"
 
 #include <algorithm>
+#include <cstring>
 #include <dwarf.h>
 #include <iterator>
 #include <string>
@@ -120,6 +121,24 @@ std::string DwarfSectionCount::problem() const {
                    " times (only .debug_info and .debug_types may be several sections)";
     }
     return {};
+}
+
+std::string claimedSizeProblem(uint64_t claimed, uint64_t compressed, bool zstd) {
+    constexpr uint64_t kLargestSection = uint64_t(1) << 32;
+    const uint64_t ratio = zstd ? 32768 : 1032;
+    if (claimed > kLargestSection || claimed / ratio > compressed)
+        return "its compression header claims " + std::to_string(claimed) + " bytes, more than " +
+               std::to_string(compressed) + " compressed bytes can hold";
+    return {};
+}
+
+std::optional<uint64_t> gnuCompressedSize(std::span<const uint8_t> bytes) {
+    if (bytes.size() < kGnuCompressedHeader || std::memcmp(bytes.data(), "ZLIB", 4) != 0)
+        return std::nullopt;
+    uint64_t size = 0;
+    for (size_t i = 4; i < kGnuCompressedHeader; ++i)
+        size = size << 8 | bytes[i];
+    return size;
 }
 
 void SectionAddresses::add(uint64_t address, uint64_t size, uint32_t index) {

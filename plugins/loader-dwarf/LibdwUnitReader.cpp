@@ -22,6 +22,10 @@
 namespace btforge::dwarf {
 namespace {
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
+
 // libdw's and libdwfl's last error messages are null when they recorded none.
 std::string orUnknown(const char* message) {
     return message ? message : "unknown error";
@@ -121,6 +125,40 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(std::shared_ptr
     return reader;
 }
 
+namespace {
+
+// What is wrong with a compressed section libdw would read, or "": libelf allocates the size
+// its header claims, and libdw takes a section it cannot decompress for missing, reading on
+// without its strings or lists (or, for a .zdebug_ section, its compressed bytes as DWARF).
+std::string compressedSectionProblem(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr,
+                                     std::string_view name) {
+    const std::string where = "section " + std::string(name);
+    if (shdr.sh_flags & SHF_COMPRESSED) {
+        GElf_Chdr chdr;
+        const size_t header = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT);
+        if (!gelf_getchdr(scn, &chdr) || shdr.sh_size < header)
+            return {}; // decompressionProblem says why when libelf fails
+        if (chdr.ch_type != ELFCOMPRESS_ZLIB && chdr.ch_type != ELFCOMPRESS_ZSTD)
+            return where + ": unknown compression type " + std::to_string(chdr.ch_type);
+        std::string problem = claimedSizeProblem(chdr.ch_size, shdr.sh_size - header,
+                                                 chdr.ch_type == ELFCOMPRESS_ZSTD);
+        return problem.empty() ? problem : where + ": " + problem;
+    }
+    if (!name.starts_with(".zdebug_"))
+        return {};
+    Elf_Data* raw = elf_rawdata(scn, nullptr);
+    if (!raw || !raw->d_buf)
+        return {};
+    std::span<const uint8_t> bytes(static_cast<const uint8_t*>(raw->d_buf), raw->d_size);
+    auto claimed = gnuCompressedSize(bytes);
+    if (!claimed)
+        return {}; // read as it is, as libdw does
+    std::string problem = claimedSizeProblem(*claimed, bytes.size() - kGnuCompressedHeader, false);
+    return problem.empty() ? problem : where + ": " + problem;
+}
+
+} // namespace
+
 Expected<void> LibdwUnitReader::surveySections() {
     Elf* elf = elf_begin(input_->descriptor(), ELF_C_READ_MMAP, nullptr);
     size_t shstrndx = 0;
@@ -131,6 +169,7 @@ Expected<void> LibdwUnitReader::surveySections() {
     }
     DwarfSectionCount count;
     bool grouped = false;
+    std::string problem;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
         const char* found =
@@ -141,9 +180,14 @@ Expected<void> LibdwUnitReader::surveySections() {
         count.add(name);
         grouped = grouped ||
                   (dwarfSectionKind(name) != DwarfSection::NotRead && (shdr.sh_flags & SHF_GROUP));
+        if (problem.empty() && dwarfSectionKind(name) != DwarfSection::NotRead &&
+            shdr.sh_type != SHT_NOBITS)
+            problem = compressedSectionProblem(elf, scn, shdr, name);
     }
     elf_end(elf);
-    if (std::string problem = count.problem(); !problem.empty())
+    if (problem.empty())
+        problem = count.problem();
+    if (!problem.empty())
         return Error::badInput(path_ + ": " + problem);
     join_ = count.repeats() || grouped;
     return {};

@@ -66,7 +66,8 @@ private:
 
     explicit LibdwUnitReader(std::shared_ptr<MappedFile> input)
         : path_(input->path()), input_(std::move(input)) {}
-    // What the section headers say, before libdw reads anything: repeated or grouped sections.
+    // What the section headers say, before libdw reads anything: repeated or grouped sections,
+    // compression types libelf cannot decompress.
     Expected<void> surveySections();
     bool openDirect();
     Expected<void> openThroughDwfl();

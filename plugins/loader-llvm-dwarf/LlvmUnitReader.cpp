@@ -13,6 +13,8 @@
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/RelocationResolver.h>
+#include <llvm/Support/Compression.h>
+#include <llvm/Support/Endian.h>
 #include <unordered_map>
 #include <utility>
 
@@ -434,46 +436,157 @@ bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtrac
     return offset <= end;
 }
 
+std::span<const uint8_t> asSpan(llvm::ArrayRef<uint8_t> bytes) {
+    return {bytes.data(), bytes.size()};
+}
+
 // What is wrong with the compressed sections of `file`, or "". LLVM allocates the size a
-// compression header claims before it inflates anything, and ends the process when that fails:
-// the claim is checked against the most the compressed bytes can give (zlib expands at most
-// 1032:1; a zstd block of 128 KiB can be 4 bytes), and against 4 GiB, which a DWARF32 section
-// cannot pass.
+// compression header claims before it inflates anything, and ends the process when that fails
+// (claimedSizeProblem); the reader inflates .zdebug_ sections itself, checked alike.
 template <class ELFT> std::string compressionProblem(const llvm::object::ELFFile<ELFT>& file) {
-    constexpr uint64_t kLargestSection = uint64_t(1) << 32;
     auto sections = file.sections();
     if (!sections)
         return llvm::toString(sections.takeError());
     for (const auto& section : *sections) {
-        if (!(section.sh_flags & llvm::ELF::SHF_COMPRESSED) ||
-            section.sh_type == llvm::ELF::SHT_NOBITS)
+        if (section.sh_type == llvm::ELF::SHT_NOBITS)
             continue;
+        const bool flagged = section.sh_flags & llvm::ELF::SHF_COMPRESSED;
         auto name = file.getSectionName(section);
-        const std::string where = "section " + (name ? name->str() : "?") + ": ";
-        if (!name)
+        if (!name) {
             llvm::consumeError(name.takeError());
+            if (!flagged)
+                continue;
+        }
+        const bool gnu = !flagged && name->starts_with(".zdebug_");
+        if (!flagged && !gnu)
+            continue;
+        const std::string where = "section " + (name ? name->str() : "?") + ": ";
         auto bytes = file.getSectionContents(section);
         if (!bytes)
             return where + llvm::toString(bytes.takeError());
+        if (gnu) {
+            // Without the magic it is read as it is, as libdw does.
+            if (auto size = gnuCompressedSize(asSpan(*bytes))) {
+                std::string problem =
+                    claimedSizeProblem(*size, bytes->size() - kGnuCompressedHeader, false);
+                if (!problem.empty())
+                    return where + problem;
+            }
+            continue;
+        }
         using Chdr = typename ELFT::Chdr;
         if (bytes->size() < sizeof(Chdr))
             return where + "too small for its compression header";
         Chdr header;
         std::memcpy(&header, bytes->data(), sizeof(Chdr));
         const uint64_t compressed = bytes->size() - sizeof(Chdr);
-        uint64_t ratio = 0;
-        if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZLIB)
-            ratio = 1032;
-        else if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD)
-            ratio = 32768;
-        else
+        if (header.ch_type != llvm::ELF::ELFCOMPRESS_ZLIB &&
+            header.ch_type != llvm::ELF::ELFCOMPRESS_ZSTD)
             return where + "unknown compression type " + std::to_string(header.ch_type);
-        const uint64_t size = header.ch_size;
-        if (size > kLargestSection || size / ratio > compressed)
-            return where + "its compression header claims " + std::to_string(size) +
-                   " bytes, more than " + std::to_string(compressed) + " compressed bytes can hold";
+        std::string problem = claimedSizeProblem(header.ch_size, compressed,
+                                                 header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD);
+        if (!problem.empty())
+            return where + problem;
     }
     return {};
+}
+
+// A copy of the file whose .zdebug_ sections are inflated: each one's bytes are appended, its
+// section header points at them, and its name loses the "z" (LLVM 19 knows .debug_ names only),
+// written over the old one, which is a byte longer. Section indexes, which relocations and
+// symbols name, stay. Null when there is nothing to inflate. Claimed sizes were checked by
+// compressionProblem.
+template <class ELFT>
+llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>>
+inflateGnuSections(const llvm::object::ELFFile<ELFT>& file) {
+    auto sections = file.sections();
+    if (!sections)
+        return sections.takeError();
+    struct Inflated {
+        size_t index;
+        llvm::ArrayRef<uint8_t> stream;
+        uint64_t size;
+        uint64_t offset; // in the copy
+        std::string name;
+        uint64_t nameAt; // in the file
+    };
+    std::vector<Inflated> inflated;
+    const llvm::StringRef image(reinterpret_cast<const char*>(file.base()), file.getBufSize());
+    uint64_t end = llvm::alignTo(image.size(), 8);
+    for (size_t i = 0; i < sections->size(); ++i) {
+        const auto& section = (*sections)[i];
+        auto name = file.getSectionName(section);
+        if (!name) {
+            llvm::consumeError(name.takeError());
+            continue;
+        }
+        if (section.sh_type == llvm::ELF::SHT_NOBITS ||
+            (section.sh_flags & llvm::ELF::SHF_COMPRESSED) || !name->starts_with(".zdebug_"))
+            continue;
+        auto bytes = file.getSectionContents(section);
+        if (!bytes)
+            return bytes.takeError();
+        auto size = gnuCompressedSize(asSpan(*bytes));
+        if (!size)
+            continue;
+        // Where the name is in the file (getSectionName read it there, so it is inside).
+        const auto nameAt = static_cast<uint64_t>(name->data() - image.data());
+        inflated.push_back(
+            {i, bytes->drop_front(kGnuCompressedHeader), *size, end, name->str(), nameAt});
+        end = llvm::alignTo(end + *size, 8);
+    }
+    if (inflated.empty())
+        return nullptr;
+    if (!llvm::compression::zlib::isAvailable())
+        return llvm::createStringError("its .zdebug_ sections are compressed with zlib, which "
+                                       "this LLVM was built without");
+    if (!ELFT::Is64Bits && end > UINT32_MAX)
+        return llvm::createStringError("its .zdebug_ sections inflate past what a 32-bit ELF "
+                                       "file can address");
+    auto copy = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(end);
+    if (!copy)
+        return llvm::createStringError("no memory to inflate its .zdebug_ sections");
+    uint8_t* out = reinterpret_cast<uint8_t*>(copy->getBufferStart());
+    std::memcpy(out, image.data(), image.size());
+    std::memset(out + image.size(), 0, end - image.size());
+    const uint64_t headers = file.getHeader().e_shoff;
+    const uint64_t entry = file.getHeader().e_shentsize;
+    for (const Inflated& section : inflated) {
+        const std::string& what = section.name;
+        size_t size = section.size;
+        if (llvm::Error error =
+                llvm::compression::zlib::decompress(section.stream, out + section.offset, size))
+            return llvm::createStringError("section " + what + ": " +
+                                           llvm::toString(std::move(error)));
+        if (size != section.size)
+            return llvm::createStringError("section " + what + " inflates to " +
+                                           std::to_string(size) + " bytes, not the " +
+                                           std::to_string(section.size) + " it claims");
+        // ".zdebug_x" becomes ".debug_x" where it is (a name ending another, ".rela.zdebug_x",
+        // becomes ".rela.debug_x": relocation sections are known by their sh_info).
+        std::string renamed = "." + what.substr(2);
+        std::memcpy(out + section.nameAt, renamed.c_str(), renamed.size() + 1);
+        // sh_offset and sh_size, in the file's byte order and class.
+        uint8_t* header = out + headers + section.index * entry;
+        using Word = std::conditional_t<ELFT::Is64Bits, uint64_t, uint32_t>;
+        constexpr size_t offsetAt = ELFT::Is64Bits ? 24 : 16;
+        llvm::support::endian::write<Word>(header + offsetAt, static_cast<Word>(section.offset),
+                                           ELFT::Endianness);
+        llvm::support::endian::write<Word>(header + offsetAt + sizeof(Word),
+                                           static_cast<Word>(section.size), ELFT::Endianness);
+    }
+    return copy;
+}
+
+template <class F> auto withElfFile(const llvm::object::ObjectFile& object, F f) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return f(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return f(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return f(elf->getELFFile());
+    return f(llvm::cast<ELF32BEObjectFile>(&object)->getELFFile());
 }
 
 std::string compressionProblem(const llvm::object::ObjectFile& object) {
@@ -532,6 +645,17 @@ Expected<void> LlvmUnitReader::openObject() {
         return Error::badInput(path_ + ": relocations: " + oneLine(problem));
     if (std::string problem = compressionProblem(*object_); !problem.empty())
         return Error::badInput(path_ + ": " + oneLine(problem));
+    auto inflated = withElfFile(*object_, [](const auto& elf) { return inflateGnuSections(elf); });
+    if (!inflated)
+        return Error::badInput(path_ + ": " + oneLine(llvm::toString(inflated.takeError())));
+    if (*inflated) {
+        inflated_ = std::move(*inflated);
+        auto reopened = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(
+            llvm::StringRef(inflated_->getBufferStart(), inflated_->getBufferSize()), path_));
+        if (!reopened)
+            return Error::badInput(path_ + ": " + oneLine(llvm::toString(reopened.takeError())));
+        object_ = std::move(*reopened);
+    }
     ErrorSink sink;
     context_ = llvm::DWARFContext::create(
         *object_, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "", recordError,

@@ -63,6 +63,8 @@ private:
 
     std::string path_;
     std::shared_ptr<MappedFile> file_;
+    // A copy of the file with its .zdebug_ sections inflated, when it has any: object_ reads it.
+    std::unique_ptr<llvm::WritableMemoryBuffer> inflated_;
     std::unique_ptr<llvm::object::ObjectFile> object_;
     std::unique_ptr<llvm::DWARFContext> context_;
     std::vector<Unit> units_;

@@ -164,6 +164,23 @@ C
         expect_error "$work/broken" "\.debug_info"
         ! grep -q "no error" "$work/stderr" || fail "$edit: 'no error'"
     done
+    # The same claims in .zdebug_ sections' headers (zlib-gnu: "ZLIB", 8 big-endian bytes), which
+    # the llvm-dwarf reader inflates itself.
+    gcc -g -O1 -gz=zlib-gnu -x c - -o "$work/gnu" <<< 'int main(void) { return 0; }'
+    local offset claim
+    offset=$(readelf -SW "$work/gnu" | sed 's/^ *\[ *[0-9]*\]//' |
+        awk '$1 == ".zdebug_info" { print $4 }')
+    [ -n "$offset" ] || fail "gcc -gz=zlib-gnu made no .zdebug_info"
+    for claim in 0x7fffffffffff 1000000000; do
+        cp "$work/gnu" "$work/broken"
+        python3 - "$work/broken" $((16#$offset + 4)) $claim << 'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2]))
+    f.write(int(sys.argv[3], 0).to_bytes(8, "big"))
+PY
+        expect_error "$work/broken" "section \.zdebug_info: its compression header claims"
+    done
 }
 
 block_length() {

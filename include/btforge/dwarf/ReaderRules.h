@@ -50,6 +50,15 @@ private:
     bool repeats_ = false;
 };
 
+// A compressed section's claimed size, checked before anything is allocated: against 4 GiB,
+// which a DWARF32 section cannot pass, and against the most `compressed` bytes can give (zlib
+// expands at most 1032:1; a zstd block of 128 KiB can be 4 bytes). "" or what is wrong.
+BTFORGE_API std::string claimedSizeProblem(uint64_t claimed, uint64_t compressed, bool zstd);
+// A .zdebug_ section (zlib-gnu, before SHF_COMPRESSED): "ZLIB", the size inflated in 8
+// big-endian bytes, a zlib stream. The claimed size, or nullopt without the magic.
+inline constexpr size_t kGnuCompressedHeader = 12;
+BTFORGE_API std::optional<uint64_t> gnuCompressedSize(std::span<const uint8_t> bytes);
+
 // What a reader does with a DIE, decided from its tag and its parent's.
 enum class Visit : uint8_t {
     Keep,    // decode it and look at its children
