@@ -6,6 +6,7 @@
 #include "btforge/support/Hex.h"
 #include "btforge/support/MappedFile.h"
 
+#include <elfutils/version.h>
 #include <gelf.h>
 
 #include <algorithm>
@@ -26,9 +27,25 @@ namespace {
 #define ELFCOMPRESS_ZSTD 2
 #endif
 
+// libelf decompresses zstd from elfutils 0.189 on.
+constexpr bool kLibelfReadsZstd = _ELFUTILS_PREREQ(0, 189);
+
+// What ends an error about what libdw cannot read and LLVM's reader can.
+constexpr const char* kTryLlvm = " (try -f llvm-dwarf)";
+
 // libdw's and libdwfl's last error messages are null when they recorded none.
 std::string orUnknown(const char* message) {
     return message ? message : "unknown error";
+}
+
+// libdwfl's interface has no error codes: this has been its message for a machine it has no
+// backend for, and so cannot relocate objects of, since its first releases.
+bool isUnknownMachine(std::string_view message) {
+    return message == "no support library found for machine";
+}
+
+std::string elfutilsVersion() {
+    return "0." + std::to_string(_ELFUTILS_VERSION % 1000);
 }
 
 Elf_Scn* findSection(Elf* elf, std::string_view name) {
@@ -59,11 +76,16 @@ Elf_Data* sectionData(Elf* elf, std::string_view name) {
 std::string decompressionProblem(Elf_Scn* scn, const GElf_Shdr& shdr) {
     const int reason = elf_errno();
     std::string problem = ".debug_info cannot be decompressed";
-    if (GElf_Chdr chdr; gelf_getchdr(scn, &chdr))
+    bool zstd = false;
+    if (GElf_Chdr chdr; gelf_getchdr(scn, &chdr)) {
         problem += " (compression type " + std::to_string(chdr.ch_type) + ", " +
                    std::to_string(chdr.ch_size) + " bytes claimed from " +
                    std::to_string(shdr.sh_size) + ")";
-    return reason ? problem + ": " + orUnknown(elf_errmsg(reason)) : problem;
+        zstd = chdr.ch_type == ELFCOMPRESS_ZSTD;
+    }
+    if (reason)
+        problem += ": " + orUnknown(elf_errmsg(reason));
+    return zstd ? problem + kTryLlvm : problem; // a libelf built without zstd
 }
 
 // Why the compressed .debug_info of a file cannot be read (libelf knows zlib, zstd only from
@@ -138,6 +160,9 @@ std::string compressedSectionProblem(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh
         const size_t header = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT);
         if (!gelf_getchdr(scn, &chdr) || shdr.sh_size < header)
             return {}; // decompressionProblem says why when libelf fails
+        if (chdr.ch_type == ELFCOMPRESS_ZSTD && !kLibelfReadsZstd)
+            return where + " is compressed with zstd, which libelf of elfutils " +
+                   elfutilsVersion() + " cannot decompress" + kTryLlvm;
         if (chdr.ch_type != ELFCOMPRESS_ZLIB && chdr.ch_type != ELFCOMPRESS_ZSTD)
             return where + ": unknown compression type " + std::to_string(chdr.ch_type);
         std::string problem = claimedSizeProblem(chdr.ch_size, shdr.sh_size - header,
@@ -264,13 +289,88 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
     if (!dwarf_) {
         std::string why = orUnknown(dwfl_errmsg(-1));
+        if (isUnknownMachine(why)) {
+            Dwarf_Addr ignored = 0;
+            Elf* elf = module_ ? dwfl_module_getelf(module_, &ignored) : nullptr;
+            GElf_Ehdr ehdr;
+            std::string machine = elf && gelf_getehdr(elf, &ehdr)
+                                      ? " of ELF machine " + std::to_string(ehdr.e_machine)
+                                      : "";
+            return Error::badInput(path_ + ": libdw cannot relocate the DWARF" + machine + " (" +
+                                   why + ")" + kTryLlvm);
+        }
         if (std::string compression = compressionProblem(input_->descriptor());
             !compression.empty())
             why = compression; // libdwfl only says it found no DWARF
         return Error::badInput(path_ + ": cannot read its DWARF (" + why + ")");
     }
+    Elf* elf = dwarf_getelf(dwarf_); // relocated by now
+    if (auto relocated = checkRelocated(elf); !relocated)
+        return relocated;
     if (join_)
-        return joinSections(dwarf_getelf(dwarf_)); // relocated by now
+        return joinSections(elf);
+    return {};
+}
+
+Expected<void> LibdwUnitReader::checkRelocated(Elf* elf) const {
+    GElf_Ehdr ehdr;
+    size_t shstrndx = 0;
+    // libdwfl relocates only ET_REL files (a linked file's relocation sections, --emit-relocs,
+    // are applied already).
+    if (!elf || !gelf_getehdr(elf, &ehdr) || ehdr.e_type != ET_REL ||
+        elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return {};
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        GElf_Shdr target;
+        Elf_Scn* targetScn = nullptr;
+        if (!gelf_getshdr(scn, &shdr) || (shdr.sh_type != SHT_REL && shdr.sh_type != SHT_RELA) ||
+            !(targetScn = elf_getscn(elf, shdr.sh_info)) || !gelf_getshdr(targetScn, &target))
+            continue;
+        const char* targetName = elf_strptr(elf, shstrndx, target.sh_name);
+        if (!targetName || dwarfSectionKind(targetName) == DwarfSection::NotRead ||
+            target.sh_type == SHT_NOBITS ||
+            target.sh_size == 0) // libdwfl leaves those alone: nothing to relocate
+            continue;
+        // libdwfl took out of the section what it applied. What is left has an undefined symbol
+        // (which stays unrelocated with LLVM too), or a type the machine's backend does not know.
+        Elf_Data* relocations = elf_getdata(scn, nullptr);
+        Elf_Scn* symtab = elf_getscn(elf, shdr.sh_link);
+        Elf_Data* symbols = symtab ? elf_getdata(symtab, nullptr) : nullptr;
+        const bool rela = shdr.sh_type == SHT_RELA;
+        const size_t entry = gelf_fsize(elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
+        if (!relocations || !symbols || entry == 0)
+            continue;
+        for (size_t i = 0; i < relocations->d_size / entry; ++i) {
+            GElf_Rela r{};
+            GElf_Rel rel;
+            if (rela ? !gelf_getrela(relocations, static_cast<int>(i), &r)
+                     : !gelf_getrel(relocations, static_cast<int>(i), &rel))
+                break;
+            if (!rela)
+                r.r_info = rel.r_info;
+            // Refused where it points into a DWARF section (a string, abbreviation or list
+            // offset) and applying it would change the value: left, the value is the addend (REL)
+            // or 0 (RELA); applied, it is the symbol's value plus the addend. Addresses (symbols
+            // of allocated sections) are read as libdwfl leaves them, as they always were: BPF
+            // objects have ABS64 relocations libdwfl 0.188 does not apply, RISC-V objects ULEB128
+            // ones in location lists.
+            GElf_Sym symbol;
+            Elf_Scn* symbolScn = nullptr;
+            GElf_Shdr symbolShdr;
+            if (!gelf_getsym(symbols, static_cast<int>(GELF_R_SYM(r.r_info)), &symbol) ||
+                symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= SHN_LORESERVE ||
+                !(symbolScn = elf_getscn(elf, symbol.st_shndx)) ||
+                !gelf_getshdr(symbolScn, &symbolShdr) || (symbolShdr.sh_flags & SHF_ALLOC) ||
+                symbol.st_value + static_cast<uint64_t>(rela ? r.r_addend : 0) == 0)
+                continue;
+            const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+            return Error::badInput(path_ + ": libdw cannot apply relocation type " +
+                                   std::to_string(GELF_R_TYPE(r.r_info)) + " of ELF machine " +
+                                   std::to_string(ehdr.e_machine) + " (" +
+                                   (name ? name : "a relocation section") + ")" + kTryLlvm);
+        }
+    }
     return {};
 }
 

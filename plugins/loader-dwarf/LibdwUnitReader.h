@@ -71,6 +71,9 @@ private:
     Expected<void> surveySections();
     bool openDirect();
     Expected<void> openThroughDwfl();
+    // Relocations of DWARF sections libdwfl could not apply (types its backend for the machine
+    // does not know) where the offsets into DWARF sections they make would be read wrong.
+    Expected<void> checkRelocated(Elf* elf) const;
     // Opens dwarf_ on a copy of the DWARF sections of `elf` with those of one name joined.
     Expected<void> joinSections(Elf* elf);
     Expected<void> enumerateUnits(const std::string& altPath);

@@ -4,12 +4,15 @@
 # Every output must be parsed by libbpf and accepted by the kernel's verifier (where loading BTF
 # is permitted), and have the expected types:
 #   compressed  -gz=zlib / -gz=zstd (those the toolchain has), and objcopy's zlib-gnu (.zdebug_
-#               sections): types equal the plain build's, the same bytes from both DWARF loaders
+#               sections) and zstd: types equal the plain build's, the same bytes from both
+#               DWARF loaders (where libdw cannot decompress, see libdw-limits)
 #   type-units  -fdebug-types-section, DWARF 4 and 5, gcc and clang on C, g++ and clang++ on C++:
 #               every named type complete and equal to the same build's without type units; and
 #               gcc's relocatable objects, with a COMDAT section per type unit (-c, and -r as a
 #               kernel module is linked): the same bytes from both DWARF loaders
-
+#   libdw-limits  what libdw cannot read but LLVM can (zstd before elfutils 0.189, machines
+#               without an elfutils backend, relocation types it does not know): the dwarf
+#               loader refuses it in one line that ends "(try -f llvm-dwarf)", llvm-dwarf reads it
 #   dwz         dwz partial units, in the file itself and (dwz -m) in a .gnu_debugaltlink file:
 #               types equal the build before dwz
 #   cxx         references and classes from g++ and clang++: one counted warning about
@@ -89,6 +92,22 @@ both_loaders() {
         fail "$(basename "$input"): the dwarf and llvm-dwarf loaders' BTF differ"
 }
 
+# refused_by_libdw INPUT: the dwarf loader refuses INPUT with exit 1, one line naming it and
+# ending with the suggestion to read it with llvm-dwarf, and writes nothing.
+refused_by_libdw() {
+    local input=$1 rc
+    set +e
+    "$BTFORGE" convert -f dwarf "$input" -o "$input.btf" 2> "$input.err"
+    rc=$?
+    set -e
+    [ "$rc" = 1 ] && [ "$(wc -l < "$input.err")" = 1 ] && [ ! -e "$input.btf" ] &&
+        grep -q "^btforge: error: $input: .*(try -f llvm-dwarf)$" "$input.err" || {
+        cat "$input.err"
+        fail "$(basename "$input"): exit $rc, not one line suggesting llvm-dwarf"
+    }
+    echo "$(basename "$input"): $(cat "$input.err")"
+}
+
 # section_count FILE NAME: how many sections FILE has named NAME.
 section_count() {
     readelf -S -W "$1" | awk -v name="$2" '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 == name' | wc -l
@@ -121,11 +140,25 @@ summary() {
 
 case "$case_name" in
 compressed)
-    # Each kind from the first compiler that makes it; libelf before elfutils 0.189 cannot
-    # decompress zstd, and then the file must be refused in one line that says so. And objcopy's
-    # zlib-gnu: .zdebug_ sections ("ZLIB", a big-endian size, a zlib stream), which compilers no
-    # longer write.
+    # Each kind from the first compiler that makes it, and from objcopy: zlib-gnu (the .zdebug_
+    # sections of older toolchains, "ZLIB", a big-endian size, a zlib stream) and zstd. Where
+    # libelf cannot decompress zstd (before elfutils 0.189), the dwarf loader refuses it
+    # (libdw-limits checks how) and llvm-dwarf must read it.
     done_kinds=()
+    # compressed_like PLAIN OUT KIND: OUT, which is PLAIN compressed with KIND, has PLAIN's types.
+    compressed_like() {
+        local plain=$1 out=$2 kind=$3
+        [ -e "$plain.btf" ] || both_loaders "$plain"
+        if [ "$kind" = zstd ] &&
+            ! "$BTFORGE" --quiet convert -f dwarf "$out" -o "$work/probe.btf" 2> /dev/null; then
+            refused_by_libdw "$out"
+            $llvm_dwarf || return 0
+            convert "$out" -f llvm-dwarf
+        else
+            both_loaders "$out"
+        fi
+        same_types "$plain" "$out"
+    }
     for kind in zlib zstd; do
         cc=
         for candidate in gcc clang-19; do
@@ -141,34 +174,92 @@ compressed)
             [ -e "$plain" ] || build "$plain" $cc ${suffix:+-r}
             build "$out" $cc -gz=$kind ${suffix:+-r}
             has_section "$out" .debug_info C || fail "$out: .debug_info is not compressed"
-            [ -e "$plain.btf" ] || both_loaders "$plain"
-            if [ $kind = zstd ] && ! "$BTFORGE" --quiet convert "$out" -o "$out.btf" 2> "$out.err"
-            then
-                [ "$(wc -l < "$out.err")" = 1 ] &&
-                    grep -q "^btforge: error: $out: .*compression" "$out.err" ||
-                    { cat "$out.err"; fail "$out: refused, but not in one line about compression"; }
-                echo "$(basename "$out"): this libelf cannot decompress zstd: refused cleanly"
-                continue
-            fi
-            both_loaders "$out"
-            same_types "$plain" "$out"
+            compressed_like "$plain" "$out" $kind
         done
         done_kinds+=("$kind ($cc)")
     done
-    for suffix in "" .o; do
-        plain=$work/gcc-plain$suffix out=$work/objcopy-zlib-gnu$suffix
-        [ -e "$plain" ] || build "$plain" gcc ${suffix:+-r}
-        [ -e "$plain.btf" ] || both_loaders "$plain"
-        objcopy --compress-debug-sections=zlib-gnu "$plain" "$out" ||
-            fail "objcopy cannot compress with zlib-gnu"
-        has_section "$out" .zdebug_info || fail "$out: no .zdebug_info"
-        ! has_section "$out" .debug_info || fail "$out: .debug_info is not compressed"
-        both_loaders "$out"
-        same_types "$plain" "$out"
+    for kind in zlib-gnu zstd; do
+        for suffix in "" .o; do
+            plain=$work/gcc-plain$suffix out=$work/objcopy-$kind$suffix
+            [ -e "$plain" ] || build "$plain" gcc ${suffix:+-r}
+            made=
+            for tool in objcopy llvm-objcopy-19; do
+                "$tool" --compress-debug-sections=$kind "$plain" "$out" 2> /dev/null &&
+                    { made=$tool; break; }
+            done
+            [ -n "$made" ] || break
+            if [ $kind = zlib-gnu ]; then
+                has_section "$out" .zdebug_info || fail "$out: no .zdebug_info"
+                ! has_section "$out" .debug_info || fail "$out: .debug_info is not compressed"
+            else
+                has_section "$out" .debug_info C || fail "$out: .debug_info is not compressed"
+            fi
+            compressed_like "$plain" "$out" ${kind%-gnu}
+        done
+        [ -n "$made" ] || { echo "no objcopy here compresses debug sections with $kind"; continue; }
+        done_kinds+=("$kind ($made)")
     done
-    done_kinds+=("zlib-gnu (objcopy)")
+    [ ${#done_kinds[@]} -gt 0 ] || skip "the toolchain compresses no debug sections"
     summary "compressed with ${done_kinds[*]}, executable and object: read (both loaders" \
-        "alike), or refused cleanly"
+        "alike), or refused by libdw in one line"
+    ;;
+libdw-limits)
+    # What libdw cannot read and LLVM can: the dwarf loader refuses it in one line that suggests
+    # llvm-dwarf, which reads it. Where this libdw can read it after all, both must agree.
+    cat > "$work/unit.c" << 'C'
+struct point { int x, y; char name[24]; };
+struct point origin;
+int norm(struct point *p) { return p->x * p->x + p->y * p->y + origin.name[0]; }
+C
+    checked=()
+    # limited FILE: in $work; refused by libdw and read by llvm-dwarf, or read alike by both.
+    limited() {
+        local input=$work/$1
+        if "$BTFORGE" --quiet convert -f dwarf "$input" -o "$work/probe.btf" 2> /dev/null; then
+            $llvm_dwarf || return 0
+            "$BTFORGE" --quiet convert -f llvm-dwarf "$input" -o "$input.llvm.btf" ||
+                fail "$1: llvm-dwarf cannot convert it"
+            cmp -s "$work/probe.btf" "$input.llvm.btf" || fail "$1: the loaders' BTF differ"
+            checked+=("$1 (read by both)")
+            return
+        fi
+        refused_by_libdw "$input"
+        if $llvm_dwarf; then
+            "$BTFORGE" --quiet convert -f llvm-dwarf "$input" -o "$input.llvm.btf" ||
+                fail "$1: llvm-dwarf cannot convert it"
+            "$BTF_ORACLE" parse "$input.llvm.btf" > /dev/null || fail "$1: libbpf rejects it"
+        fi
+        checked+=("$1")
+    }
+    gcc -g -O0 -c "$work/unit.c" -o "$work/unit.o"
+    # zstd: libelf decompresses it from elfutils 0.189 on.
+    for tool in objcopy llvm-objcopy-19; do
+        if "$tool" --compress-debug-sections=zstd "$work/unit.o" "$work/zstd.o" 2> /dev/null; then
+            limited zstd.o
+            break
+        fi
+    done
+    # Machines of relocatable objects: MIPS and Hexagon have no elfutils backend in 0.188, so
+    # libdwfl relocates nothing; AVR has none either, and libdwfl, not knowing its relocation
+    # types, left them unapplied without a word (every name read as the string at offset 0).
+    for target in mipsel-linux-gnu hexagon-unknown-linux-musl avr; do
+        if ! clang-19 --target=$target -g -O0 -w -c "$work/unit.c" -o "$work/unit-$target.o" \
+            2> /dev/null; then
+            echo "clang-19 cannot build for $target: not tested"
+            continue
+        fi
+        limited unit-$target.o
+    done
+    # A machine nobody knows (LLVM cannot relocate it either; the suggestion stays).
+    cp "$work/unit.o" "$work/machine-0x7777.o"
+    python3 - "$work/machine-0x7777.o" << 'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(18)  # e_machine, in the file's byte order (x86-64: little-endian)
+    f.write((0x7777).to_bytes(2, "little"))
+PY
+    refused_by_libdw "$work/machine-0x7777.o"
+    summary "refused by libdw in one line suggesting llvm-dwarf: ${checked[*]} machine-0x7777.o"
     ;;
 type-units)
     variants=()
