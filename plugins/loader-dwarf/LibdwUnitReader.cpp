@@ -6,6 +6,7 @@
 #include "btforge/support/Hex.h"
 #include "btforge/support/MappedFile.h"
 
+#include <elfutils/version.h>
 #include <gelf.h>
 
 #include <algorithm>
@@ -16,14 +17,35 @@
 #include <fcntl.h>
 #include <optional>
 #include <sstream>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace btforge::dwarf {
 namespace {
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2
+#endif
+
+// libelf decompresses zstd from elfutils 0.189 on.
+constexpr bool kLibelfReadsZstd = _ELFUTILS_PREREQ(0, 189);
+
+// What ends an error about what libdw cannot read and LLVM's reader can.
+constexpr const char* kTryLlvm = " (try -f llvm-dwarf)";
+
 // libdw's and libdwfl's last error messages are null when they recorded none.
 std::string orUnknown(const char* message) {
     return message ? message : "unknown error";
+}
+
+// libdwfl's interface has no error codes: this has been its message for a machine it has no
+// backend for, and so cannot relocate objects of, since its first releases.
+bool isUnknownMachine(std::string_view message) {
+    return message == "no support library found for machine";
+}
+
+std::string elfutilsVersion() {
+    return "0." + std::to_string(_ELFUTILS_VERSION % 1000);
 }
 
 Elf_Scn* findSection(Elf* elf, std::string_view name) {
@@ -54,11 +76,16 @@ Elf_Data* sectionData(Elf* elf, std::string_view name) {
 std::string decompressionProblem(Elf_Scn* scn, const GElf_Shdr& shdr) {
     const int reason = elf_errno();
     std::string problem = ".debug_info cannot be decompressed";
-    if (GElf_Chdr chdr; gelf_getchdr(scn, &chdr))
+    bool zstd = false;
+    if (GElf_Chdr chdr; gelf_getchdr(scn, &chdr)) {
         problem += " (compression type " + std::to_string(chdr.ch_type) + ", " +
                    std::to_string(chdr.ch_size) + " bytes claimed from " +
                    std::to_string(shdr.sh_size) + ")";
-    return reason ? problem + ": " + orUnknown(elf_errmsg(reason)) : problem;
+        zstd = chdr.ch_type == ELFCOMPRESS_ZSTD;
+    }
+    if (reason)
+        problem += ": " + orUnknown(elf_errmsg(reason));
+    return zstd ? problem + kTryLlvm : problem; // a libelf built without zstd
 }
 
 // Why the compressed .debug_info of a file cannot be read (libelf knows zlib, zstd only from
@@ -103,6 +130,9 @@ void giveBack(const char* begin, const char* end) {
 Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(std::shared_ptr<MappedFile> file,
                                                                  const std::string& altPath) {
     std::unique_ptr<LibdwUnitReader> reader(new LibdwUnitReader(std::move(file)));
+    elf_version(EV_CURRENT);
+    if (auto surveyed = reader->surveySections(); !surveyed)
+        return std::move(surveyed).error();
     if (!reader->openDirect()) {
         if (auto opened = reader->openThroughDwfl(); !opened)
             return std::move(opened).error();
@@ -117,8 +147,82 @@ Expected<std::unique_ptr<LibdwUnitReader>> LibdwUnitReader::open(std::shared_ptr
     return reader;
 }
 
+namespace {
+
+// What is wrong with a compressed section libdw would read, or "": libelf allocates the size
+// its header claims, and libdw takes a section it cannot decompress for missing, reading on
+// without its strings or lists (or, for a .zdebug_ section, its compressed bytes as DWARF).
+std::string compressedSectionProblem(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr,
+                                     std::string_view name) {
+    const std::string where = "section " + std::string(name);
+    if (shdr.sh_flags & SHF_COMPRESSED) {
+        GElf_Chdr chdr;
+        const size_t header = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT);
+        if (!gelf_getchdr(scn, &chdr) || shdr.sh_size < header)
+            return {}; // decompressionProblem says why when libelf fails
+        if (chdr.ch_type == ELFCOMPRESS_ZSTD && !kLibelfReadsZstd)
+            return where + " is compressed with zstd, which libelf of elfutils " +
+                   elfutilsVersion() + " cannot decompress" + kTryLlvm;
+        if (chdr.ch_type != ELFCOMPRESS_ZLIB && chdr.ch_type != ELFCOMPRESS_ZSTD)
+            return where + ": unknown compression type " + std::to_string(chdr.ch_type);
+        std::string problem = claimedSizeProblem(chdr.ch_size, shdr.sh_size - header,
+                                                 chdr.ch_type == ELFCOMPRESS_ZSTD);
+        return problem.empty() ? problem : where + ": " + problem;
+    }
+    if (!name.starts_with(".zdebug_"))
+        return {};
+    Elf_Data* raw = elf_rawdata(scn, nullptr);
+    if (!raw || !raw->d_buf)
+        return {};
+    std::span<const uint8_t> bytes(static_cast<const uint8_t*>(raw->d_buf), raw->d_size);
+    auto claimed = gnuCompressedSize(bytes);
+    if (!claimed)
+        return {}; // read as it is, as libdw does
+    std::string problem = claimedSizeProblem(*claimed, bytes.size() - kGnuCompressedHeader, false);
+    return problem.empty() ? problem : where + ": " + problem;
+}
+
+} // namespace
+
+Expected<void> LibdwUnitReader::surveySections() {
+    Elf* elf = elf_begin(input_->descriptor(), ELF_C_READ_MMAP, nullptr);
+    size_t shstrndx = 0;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        if (elf)
+            elf_end(elf);
+        return {}; // opening it says what is wrong
+    }
+    DwarfSectionCount count;
+    bool grouped = false;
+    std::string problem;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char* found =
+            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        if (!found)
+            continue;
+        const std::string_view name(found);
+        count.add(name);
+        grouped = grouped ||
+                  (dwarfSectionKind(name) != DwarfSection::NotRead && (shdr.sh_flags & SHF_GROUP));
+        if (problem.empty() && dwarfSectionKind(name) != DwarfSection::NotRead &&
+            shdr.sh_type != SHT_NOBITS)
+            problem = compressedSectionProblem(elf, scn, shdr, name);
+    }
+    elf_end(elf);
+    if (problem.empty())
+        problem = count.problem();
+    if (!problem.empty())
+        return Error::badInput(path_ + ": " + problem);
+    join_ = count.repeats() || grouped;
+    return {};
+}
+
 bool LibdwUnitReader::openDirect() {
-    elf_version(EV_CURRENT);
+    // libdw reads one section of a name, none in a group: such files are joined on the libdwfl
+    // path.
+    if (join_)
+        return false;
     fd_ = ::fcntl(input_->descriptor(), F_DUPFD_CLOEXEC, 0);
     if (fd_ < 0)
         return false;
@@ -185,11 +289,209 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
     if (!dwarf_) {
         std::string why = orUnknown(dwfl_errmsg(-1));
+        if (isUnknownMachine(why)) {
+            Dwarf_Addr ignored = 0;
+            Elf* elf = module_ ? dwfl_module_getelf(module_, &ignored) : nullptr;
+            GElf_Ehdr ehdr;
+            std::string machine = elf && gelf_getehdr(elf, &ehdr)
+                                      ? " of ELF machine " + std::to_string(ehdr.e_machine)
+                                      : "";
+            return Error::badInput(path_ + ": libdw cannot relocate the DWARF" + machine + " (" +
+                                   why + ")" + kTryLlvm);
+        }
         if (std::string compression = compressionProblem(input_->descriptor());
             !compression.empty())
             why = compression; // libdwfl only says it found no DWARF
         return Error::badInput(path_ + ": cannot read its DWARF (" + why + ")");
     }
+    Elf* elf = dwarf_getelf(dwarf_); // relocated by now
+    if (auto relocated = checkRelocated(elf); !relocated)
+        return relocated;
+    if (join_)
+        return joinSections(elf);
+    return {};
+}
+
+Expected<void> LibdwUnitReader::checkRelocated(Elf* elf) const {
+    GElf_Ehdr ehdr;
+    size_t shstrndx = 0;
+    // libdwfl relocates only ET_REL files (a linked file's relocation sections, --emit-relocs,
+    // are applied already).
+    if (!elf || !gelf_getehdr(elf, &ehdr) || ehdr.e_type != ET_REL ||
+        elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return {};
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        GElf_Shdr target;
+        Elf_Scn* targetScn = nullptr;
+        if (!gelf_getshdr(scn, &shdr) || (shdr.sh_type != SHT_REL && shdr.sh_type != SHT_RELA) ||
+            !(targetScn = elf_getscn(elf, shdr.sh_info)) || !gelf_getshdr(targetScn, &target))
+            continue;
+        const char* targetName = elf_strptr(elf, shstrndx, target.sh_name);
+        if (!targetName || dwarfSectionKind(targetName) == DwarfSection::NotRead ||
+            target.sh_type == SHT_NOBITS ||
+            target.sh_size == 0) // libdwfl leaves those alone: nothing to relocate
+            continue;
+        // libdwfl took out of the section what it applied. What is left has an undefined symbol
+        // (which stays unrelocated with LLVM too), or a type the machine's backend does not know.
+        Elf_Data* relocations = elf_getdata(scn, nullptr);
+        Elf_Scn* symtab = elf_getscn(elf, shdr.sh_link);
+        Elf_Data* symbols = symtab ? elf_getdata(symtab, nullptr) : nullptr;
+        const bool rela = shdr.sh_type == SHT_RELA;
+        const size_t entry = gelf_fsize(elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
+        if (!relocations || !symbols || entry == 0)
+            continue;
+        for (size_t i = 0; i < relocations->d_size / entry; ++i) {
+            GElf_Rela r{};
+            GElf_Rel rel;
+            if (rela ? !gelf_getrela(relocations, static_cast<int>(i), &r)
+                     : !gelf_getrel(relocations, static_cast<int>(i), &rel))
+                break;
+            if (!rela)
+                r.r_info = rel.r_info;
+            // Refused where it points into a DWARF section (a string, abbreviation or list
+            // offset) and applying it would change the value: left, the value is the addend (REL)
+            // or 0 (RELA); applied, it is the symbol's value plus the addend. Addresses (symbols
+            // of allocated sections) are read as libdwfl leaves them, as they always were: BPF
+            // objects have ABS64 relocations libdwfl 0.188 does not apply, RISC-V objects ULEB128
+            // ones in location lists.
+            GElf_Sym symbol;
+            Elf_Scn* symbolScn = nullptr;
+            GElf_Shdr symbolShdr;
+            if (!gelf_getsym(symbols, static_cast<int>(GELF_R_SYM(r.r_info)), &symbol) ||
+                symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= SHN_LORESERVE ||
+                !(symbolScn = elf_getscn(elf, symbol.st_shndx)) ||
+                !gelf_getshdr(symbolScn, &symbolShdr) || (symbolShdr.sh_flags & SHF_ALLOC) ||
+                symbol.st_value + static_cast<uint64_t>(rela ? r.r_addend : 0) == 0)
+                continue;
+            const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+            return Error::badInput(path_ + ": libdw cannot apply relocation type " +
+                                   std::to_string(GELF_R_TYPE(r.r_info)) + " of ELF machine " +
+                                   std::to_string(ehdr.e_machine) + " (" +
+                                   (name ? name : "a relocation section") + ")" + kTryLlvm);
+        }
+    }
+    return {};
+}
+
+Expected<void> LibdwUnitReader::joinSections(Elf* elf) {
+    GElf_Ehdr ehdr;
+    size_t shstrndx = 0;
+    if (!gelf_getehdr(elf, &ehdr) || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return Error::badInput(path_ + ": " + orUnknown(elf_errmsg(-1)));
+    // The sections of each name, in section order: their data as libdwfl left it (relocated).
+    struct Joined {
+        std::string name;
+        std::vector<const Elf_Data*> parts;
+    };
+    std::vector<Joined> joined;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char* found =
+            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+        if (!found || shdr.sh_type == SHT_NOBITS)
+            continue;
+        const std::string_view name(found);
+        if (dwarfSectionKind(name) == DwarfSection::NotRead && name != ".gnu_debugaltlink")
+            continue;
+        // libdw and libdwfl decompressed the sections they read or relocated, not the others.
+        // A .zdebug_ section keeps its name decompressed: its bytes tell.
+        bool decompressed = true;
+        if (name.starts_with(".zdebug_")) {
+            Elf_Data* raw = elf_rawdata(scn, nullptr);
+            if (raw && raw->d_size >= 4 && std::memcmp(raw->d_buf, "ZLIB", 4) == 0)
+                decompressed = elf_compress_gnu(scn, 0, 0) >= 0;
+        } else if (shdr.sh_flags & SHF_COMPRESSED) {
+            decompressed = elf_compress(scn, 0, 0) >= 0;
+        }
+        Elf_Data* data = decompressed ? elf_getdata(scn, nullptr) : nullptr;
+        if (!data || (data->d_size && !data->d_buf))
+            return Error::badInput(path_ + ": section " + std::string(name) + " (" +
+                                   std::to_string(elf_ndxscn(scn)) +
+                                   ") cannot be read: " + orUnknown(elf_errmsg(-1)));
+        const std::string canonical = dwarfSectionName(name);
+        auto it = std::find_if(joined.begin(), joined.end(),
+                               [&](const Joined& j) { return j.name == canonical; });
+        if (it == joined.end())
+            it = joined.insert(joined.end(), {canonical, {}});
+        it->parts.push_back(data);
+    }
+
+    // Written by libelf (in the input's class and byte order) into an anonymous file, and read
+    // back as libdw reads any file.
+    auto failure = [&](const char* what) {
+        return Error::io(path_ + ": cannot join its DWARF sections (" + what +
+                         "): " + orUnknown(elf_errmsg(-1)));
+    };
+    joinedFd_ = ::memfd_create("btforge-joined-dwarf", MFD_CLOEXEC);
+    if (joinedFd_ < 0)
+        return Error::io(path_ + ": cannot join its DWARF sections: " + std::strerror(errno));
+    Elf* out = elf_begin(joinedFd_, ELF_C_WRITE, nullptr);
+    if (!out || !gelf_newehdr(out, gelf_getclass(elf))) {
+        if (out)
+            elf_end(out);
+        return failure("header");
+    }
+    // The name table is made first: data given to libelf must not move until it is written.
+    std::string names(1, '\0');
+    std::vector<size_t> nameAt;
+    for (const Joined& j : joined) {
+        nameAt.push_back(names.size());
+        names += j.name;
+        names.push_back('\0');
+    }
+    const size_t tableNameAt = names.size();
+    names += ".shstrtab";
+    names.push_back('\0');
+    Elf_Data table{};
+    table.d_buf = names.data();
+    table.d_size = names.size();
+    const Elf_Data* const tableParts[] = {&table};
+
+    auto addSection = [&](size_t nameOffset, uint32_t type,
+                          std::span<const Elf_Data* const> parts) {
+        Elf_Scn* scn = elf_newscn(out);
+        if (!scn)
+            return false;
+        for (const Elf_Data* part : parts) {
+            Elf_Data* data = elf_newdata(scn);
+            if (!data)
+                return false;
+            data->d_buf = part->d_buf;
+            data->d_size = part->d_size;
+            data->d_type = ELF_T_BYTE;
+            data->d_align = 1; // no padding between the joined sections
+            data->d_version = EV_CURRENT;
+        }
+        GElf_Shdr shdr{};
+        shdr.sh_name = static_cast<GElf_Word>(nameOffset);
+        shdr.sh_type = type;
+        shdr.sh_addralign = 1;
+        return gelf_update_shdr(scn, &shdr) != 0;
+    };
+    bool written = true;
+    for (size_t i = 0; i < joined.size() && written; ++i)
+        written = addSection(nameAt[i], SHT_PROGBITS, joined[i].parts);
+    written = written && addSection(tableNameAt, SHT_STRTAB, tableParts);
+    const size_t nameSection = joined.size() + 1;
+    GElf_Ehdr header{};
+    if (written) {
+        std::memcpy(header.e_ident, ehdr.e_ident, EI_NIDENT);
+        header.e_type = ehdr.e_type;
+        header.e_machine = ehdr.e_machine;
+        header.e_version = EV_CURRENT;
+        header.e_shstrndx = static_cast<GElf_Half>(nameSection);
+        written = gelf_update_ehdr(out, &header) != 0 && elf_update(out, ELF_C_WRITE) >= 0;
+    }
+    elf_end(out);
+    if (!written)
+        return failure("writing");
+    joinedElf_ = elf_begin(joinedFd_, ELF_C_READ_MMAP, nullptr);
+    joined_ = joinedElf_ ? dwarf_begin_elf(joinedElf_, DWARF_C_READ, nullptr) : nullptr;
+    if (!joined_)
+        return Error::badInput(path_ + ": cannot read its joined DWARF sections (" +
+                               orUnknown(dwarf_errmsg(-1)) + ")");
+    dwarf_ = joined_;
     return {};
 }
 
@@ -302,6 +604,12 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
 }
 
 LibdwUnitReader::~LibdwUnitReader() {
+    if (joined_)
+        dwarf_end(joined_);
+    if (joinedElf_)
+        elf_end(joinedElf_);
+    if (joinedFd_ >= 0)
+        ::close(joinedFd_);
     if (dwfl_) {
         dwfl_end(dwfl_); // owns the Dwarf and the descriptor
         return;

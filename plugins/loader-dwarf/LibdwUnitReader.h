@@ -2,7 +2,10 @@
 // opened directly, read-only mapped, so the pages of a unit already read can be given back;
 // everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
 // never separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
-// units of the input. libdw finds the units and sections; the DIEs are read here, in one pass
+// units of the input. libdw reads one section of a name, and none in a COMDAT group (SHF_GROUP),
+// which is where gcc puts each type unit of a relocatable object: for such files libdw reads a
+// copy of the DWARF sections, relocated, with the sections of each name joined (ReaderRules.h,
+// DwarfSection). libdw finds the units and sections; the DIEs are read here, in one pass
 // over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
 // of the common forms read directly and the others through libdw. Subtrees that cannot hold
 // types (inlined instances, call sites) are skipped whole.
@@ -63,8 +66,16 @@ private:
 
     explicit LibdwUnitReader(std::shared_ptr<MappedFile> input)
         : path_(input->path()), input_(std::move(input)) {}
+    // What the section headers say, before libdw reads anything: repeated or grouped sections,
+    // compression types libelf cannot decompress.
+    Expected<void> surveySections();
     bool openDirect();
     Expected<void> openThroughDwfl();
+    // Relocations of DWARF sections libdwfl could not apply (types its backend for the machine
+    // does not know) where the offsets into DWARF sections they make would be read wrong.
+    Expected<void> checkRelocated(Elf* elf) const;
+    // Opens dwarf_ on a copy of the DWARF sections of `elf` with those of one name joined.
+    Expected<void> joinSections(Elf* elf);
     Expected<void> enumerateUnits(const std::string& altPath);
     void findLocationSections();
     // Appends the units of `dwarf`, this file's DWARF or its alt file's.
@@ -84,7 +95,14 @@ private:
     Dwfl* dwfl_ = nullptr; // libdwfl mode
     Dwfl_Module* module_ = nullptr;
     Dwarf* dwarf_ = nullptr;
-    Dwarf_Addr bias_ = 0;       // where libdwfl placed the file; DWARF addresses do not include it
+    Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
+    // Some DWARF section is in a COMDAT group, or shares its name with another: libdw reads a
+    // joined copy (surveySections).
+    bool join_ = false;
+    // The joined copy (joinSections): an anonymous file, its ELF handle, libdw's reading of it.
+    int joinedFd_ = -1;
+    Elf* joinedElf_ = nullptr;
+    Dwarf* joined_ = nullptr;
     SectionAddresses sections_; // direct mode: for locate()
     // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
     const char* info_ = nullptr;

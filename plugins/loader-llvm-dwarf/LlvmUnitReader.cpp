@@ -13,6 +13,8 @@
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/RelocationResolver.h>
+#include <llvm/Support/Compression.h>
+#include <llvm/Support/Endian.h>
 #include <unordered_map>
 #include <utility>
 
@@ -65,7 +67,13 @@ private:
 constexpr uint8_t kGnuParameterRef = 0xfa;
 
 const char* sectionName(DieOffset bias) {
-    return bias == kTypesBias ? " in .debug_types" : "";
+    return bias >= kTypesBias ? " in .debug_types" : "";
+}
+
+// An offset of a unit's section as messages give it: in the sections of its name laid end to
+// end, as the keys count (and as a linker would join them).
+uint64_t joinedOffset(DieOffset bias, uint64_t offset) {
+    return (bias >= kTypesBias ? bias - kTypesBias : bias) + offset;
 }
 
 // A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
@@ -428,46 +436,157 @@ bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtrac
     return offset <= end;
 }
 
+std::span<const uint8_t> asSpan(llvm::ArrayRef<uint8_t> bytes) {
+    return {bytes.data(), bytes.size()};
+}
+
 // What is wrong with the compressed sections of `file`, or "". LLVM allocates the size a
-// compression header claims before it inflates anything, and ends the process when that fails:
-// the claim is checked against the most the compressed bytes can give (zlib expands at most
-// 1032:1; a zstd block of 128 KiB can be 4 bytes), and against 4 GiB, which a DWARF32 section
-// cannot pass.
+// compression header claims before it inflates anything, and ends the process when that fails
+// (claimedSizeProblem); the reader inflates .zdebug_ sections itself, checked alike.
 template <class ELFT> std::string compressionProblem(const llvm::object::ELFFile<ELFT>& file) {
-    constexpr uint64_t kLargestSection = uint64_t(1) << 32;
     auto sections = file.sections();
     if (!sections)
         return llvm::toString(sections.takeError());
     for (const auto& section : *sections) {
-        if (!(section.sh_flags & llvm::ELF::SHF_COMPRESSED) ||
-            section.sh_type == llvm::ELF::SHT_NOBITS)
+        if (section.sh_type == llvm::ELF::SHT_NOBITS)
             continue;
+        const bool flagged = section.sh_flags & llvm::ELF::SHF_COMPRESSED;
         auto name = file.getSectionName(section);
-        const std::string where = "section " + (name ? name->str() : "?") + ": ";
-        if (!name)
+        if (!name) {
             llvm::consumeError(name.takeError());
+            if (!flagged)
+                continue;
+        }
+        const bool gnu = !flagged && name->starts_with(".zdebug_");
+        if (!flagged && !gnu)
+            continue;
+        const std::string where = "section " + (name ? name->str() : "?") + ": ";
         auto bytes = file.getSectionContents(section);
         if (!bytes)
             return where + llvm::toString(bytes.takeError());
+        if (gnu) {
+            // Without the magic it is read as it is, as libdw does.
+            if (auto size = gnuCompressedSize(asSpan(*bytes))) {
+                std::string problem =
+                    claimedSizeProblem(*size, bytes->size() - kGnuCompressedHeader, false);
+                if (!problem.empty())
+                    return where + problem;
+            }
+            continue;
+        }
         using Chdr = typename ELFT::Chdr;
         if (bytes->size() < sizeof(Chdr))
             return where + "too small for its compression header";
         Chdr header;
         std::memcpy(&header, bytes->data(), sizeof(Chdr));
         const uint64_t compressed = bytes->size() - sizeof(Chdr);
-        uint64_t ratio = 0;
-        if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZLIB)
-            ratio = 1032;
-        else if (header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD)
-            ratio = 32768;
-        else
+        if (header.ch_type != llvm::ELF::ELFCOMPRESS_ZLIB &&
+            header.ch_type != llvm::ELF::ELFCOMPRESS_ZSTD)
             return where + "unknown compression type " + std::to_string(header.ch_type);
-        const uint64_t size = header.ch_size;
-        if (size > kLargestSection || size / ratio > compressed)
-            return where + "its compression header claims " + std::to_string(size) +
-                   " bytes, more than " + std::to_string(compressed) + " compressed bytes can hold";
+        std::string problem = claimedSizeProblem(header.ch_size, compressed,
+                                                 header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD);
+        if (!problem.empty())
+            return where + problem;
     }
     return {};
+}
+
+// A copy of the file whose .zdebug_ sections are inflated: each one's bytes are appended, its
+// section header points at them, and its name loses the "z" (LLVM 19 knows .debug_ names only),
+// written over the old one, which is a byte longer. Section indexes, which relocations and
+// symbols name, stay. Null when there is nothing to inflate. Claimed sizes were checked by
+// compressionProblem.
+template <class ELFT>
+llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>>
+inflateGnuSections(const llvm::object::ELFFile<ELFT>& file) {
+    auto sections = file.sections();
+    if (!sections)
+        return sections.takeError();
+    struct Inflated {
+        size_t index;
+        llvm::ArrayRef<uint8_t> stream;
+        uint64_t size;
+        uint64_t offset; // in the copy
+        std::string name;
+        uint64_t nameAt; // in the file
+    };
+    std::vector<Inflated> inflated;
+    const llvm::StringRef image(reinterpret_cast<const char*>(file.base()), file.getBufSize());
+    uint64_t end = llvm::alignTo(image.size(), 8);
+    for (size_t i = 0; i < sections->size(); ++i) {
+        const auto& section = (*sections)[i];
+        auto name = file.getSectionName(section);
+        if (!name) {
+            llvm::consumeError(name.takeError());
+            continue;
+        }
+        if (section.sh_type == llvm::ELF::SHT_NOBITS ||
+            (section.sh_flags & llvm::ELF::SHF_COMPRESSED) || !name->starts_with(".zdebug_"))
+            continue;
+        auto bytes = file.getSectionContents(section);
+        if (!bytes)
+            return bytes.takeError();
+        auto size = gnuCompressedSize(asSpan(*bytes));
+        if (!size)
+            continue;
+        // Where the name is in the file (getSectionName read it there, so it is inside).
+        const auto nameAt = static_cast<uint64_t>(name->data() - image.data());
+        inflated.push_back(
+            {i, bytes->drop_front(kGnuCompressedHeader), *size, end, name->str(), nameAt});
+        end = llvm::alignTo(end + *size, 8);
+    }
+    if (inflated.empty())
+        return nullptr;
+    if (!llvm::compression::zlib::isAvailable())
+        return llvm::createStringError("its .zdebug_ sections are compressed with zlib, which "
+                                       "this LLVM was built without");
+    if (!ELFT::Is64Bits && end > UINT32_MAX)
+        return llvm::createStringError("its .zdebug_ sections inflate past what a 32-bit ELF "
+                                       "file can address");
+    auto copy = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(end);
+    if (!copy)
+        return llvm::createStringError("no memory to inflate its .zdebug_ sections");
+    uint8_t* out = reinterpret_cast<uint8_t*>(copy->getBufferStart());
+    std::memcpy(out, image.data(), image.size());
+    std::memset(out + image.size(), 0, end - image.size());
+    const uint64_t headers = file.getHeader().e_shoff;
+    const uint64_t entry = file.getHeader().e_shentsize;
+    for (const Inflated& section : inflated) {
+        const std::string& what = section.name;
+        size_t size = section.size;
+        if (llvm::Error error =
+                llvm::compression::zlib::decompress(section.stream, out + section.offset, size))
+            return llvm::createStringError("section " + what + ": " +
+                                           llvm::toString(std::move(error)));
+        if (size != section.size)
+            return llvm::createStringError("section " + what + " inflates to " +
+                                           std::to_string(size) + " bytes, not the " +
+                                           std::to_string(section.size) + " it claims");
+        // ".zdebug_x" becomes ".debug_x" where it is (a name ending another, ".rela.zdebug_x",
+        // becomes ".rela.debug_x": relocation sections are known by their sh_info).
+        std::string renamed = "." + what.substr(2);
+        std::memcpy(out + section.nameAt, renamed.c_str(), renamed.size() + 1);
+        // sh_offset and sh_size, in the file's byte order and class.
+        uint8_t* header = out + headers + section.index * entry;
+        using Word = std::conditional_t<ELFT::Is64Bits, uint64_t, uint32_t>;
+        constexpr size_t offsetAt = ELFT::Is64Bits ? 24 : 16;
+        llvm::support::endian::write<Word>(header + offsetAt, static_cast<Word>(section.offset),
+                                           ELFT::Endianness);
+        llvm::support::endian::write<Word>(header + offsetAt + sizeof(Word),
+                                           static_cast<Word>(section.size), ELFT::Endianness);
+    }
+    return copy;
+}
+
+template <class F> auto withElfFile(const llvm::object::ObjectFile& object, F f) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return f(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return f(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return f(elf->getELFFile());
+    return f(llvm::cast<ELF32BEObjectFile>(&object)->getELFFile());
 }
 
 std::string compressionProblem(const llvm::object::ObjectFile& object) {
@@ -505,22 +624,38 @@ Expected<void> LlvmUnitReader::openObject() {
     object_ = std::move(*object);
     if (!llvm::isa<llvm::object::ELFObjectFileBase>(object_.get()))
         return Error::badInput(path_ + ": not an ELF file");
+    DwarfSectionCount count;
     for (const llvm::object::SectionRef& section : object_->sections()) {
         auto name = section.getName();
         if (!name) {
             llvm::consumeError(name.takeError());
             continue;
         }
+        count.add(std::string_view(name->data(), name->size()));
         // LLVM does not follow dwz's supplementary files: types would silently be void.
         if (*name == ".gnu_debugaltlink")
             return Error::badInput(path_ + ": its DWARF continues in the file its "
                                            ".gnu_debugaltlink names, which LLVM's DWARF reader "
                                            "does not read (the dwarf loader does)");
     }
+    // LLVM would read the last section of a repeated name, libdw the first.
+    if (std::string problem = count.problem(); !problem.empty())
+        return Error::badInput(path_ + ": " + problem);
     if (std::string problem = relocationProblem(*object_); !problem.empty())
         return Error::badInput(path_ + ": relocations: " + oneLine(problem));
     if (std::string problem = compressionProblem(*object_); !problem.empty())
         return Error::badInput(path_ + ": " + oneLine(problem));
+    auto inflated = withElfFile(*object_, [](const auto& elf) { return inflateGnuSections(elf); });
+    if (!inflated)
+        return Error::badInput(path_ + ": " + oneLine(llvm::toString(inflated.takeError())));
+    if (*inflated) {
+        inflated_ = std::move(*inflated);
+        auto reopened = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(
+            llvm::StringRef(inflated_->getBufferStart(), inflated_->getBufferSize()), path_));
+        if (!reopened)
+            return Error::badInput(path_ + ": " + oneLine(llvm::toString(reopened.takeError())));
+        object_ = std::move(*reopened);
+    }
     ErrorSink sink;
     context_ = llvm::DWARFContext::create(
         *object_, llvm::DWARFContext::ProcessDebugRelocations::Process, nullptr, "", recordError,
@@ -569,16 +704,38 @@ DieOffset LlvmUnitReader::typeBySignature(uint64_t signature) const {
 
 Expected<void> LlvmUnitReader::enumerateUnits() {
     ErrorSink sink;
-    uint64_t infoEnd = 0;
+    // Where each section's units start among the keys: the sections of a name laid end to end,
+    // in the file's order (ReaderRules.h), as libdw reads them. `end`: how far its units reach.
+    struct Section {
+        const llvm::DWARFSection* section;
+        DieOffset bias;
+        uint64_t end;
+    };
+    std::vector<Section> sections;
+    DieOffset next = 0;
+    auto add = [&](const llvm::DWARFSection& section) {
+        sections.push_back({&section, next, 0});
+        next += section.Data.size();
+    };
+    context_->getDWARFObj().forEachInfoSections(add);
+    const size_t infoSections = sections.size();
+    const uint64_t infoSize = next;
+    next = kTypesBias;
+    context_->getDWARFObj().forEachTypesSections(add);
     for (const auto& unit : context_->normal_units()) {
-        bool inTypes = unit->isTypeUnit() && unit->getVersion() < 5;
-        DieOffset bias = inTypes ? kTypesBias : 0;
+        auto in = std::find_if(sections.begin(), sections.end(), [&](const Section& s) {
+            return s.section == &unit->getInfoSection();
+        });
+        if (in == sections.end())
+            return Error::badInput(path_ + ": unit " + hex(unit->getOffset()) +
+                                   ": in no .debug_info or .debug_types section");
+        const DieOffset bias = in->bias;
         // Parsed here, once: LLVM parses abbreviations lazily into state all units share.
         unit->getAbbreviations();
         DWARFDie root = unit->getUnitDIE(/*ExtractUnitDIEOnly=*/true);
         if (!sink.message().empty() || !root)
-            return Error::badInput(path_ + ": unit " + hex(unit->getOffset()) + sectionName(bias) +
-                                   ": " +
+            return Error::badInput(path_ + ": unit " + hex(joinedOffset(bias, unit->getOffset())) +
+                                   sectionName(bias) + ": " +
                                    (sink.message().empty() ? "no unit DIE" : sink.message()));
         uint8_t type = unit->getUnitType();
         auto tag = root.getTag();
@@ -586,18 +743,18 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
         bool partial = type == dw::DW_UT_partial || type == dw::DW_UT_type ||
                        type == dw::DW_UT_split_type || tag == dw::DW_TAG_partial_unit ||
                        tag == dw::DW_TAG_type_unit || unit->isTypeUnit();
-        if (auto* typeUnit = llvm::dyn_cast<llvm::DWARFTypeUnit>(unit.get()))
+        // A signature names the type DIE of the unit that declares it, inside that unit.
+        if (auto* typeUnit = llvm::dyn_cast<llvm::DWARFTypeUnit>(unit.get());
+            typeUnit &&
+            typeUnit->getTypeOffset() < typeUnit->getNextUnitOffset() - typeUnit->getOffset())
             typeUnits_.emplace(typeUnit->getTypeHash(),
                                typeUnit->getOffset() + typeUnit->getTypeOffset() + bias);
-        if (!inTypes)
-            infoEnd = unit->getNextUnitOffset();
+        in->end = unit->getNextUnitOffset();
         units_.push_back({unit.get(), bias, partial});
     }
-    size_t infoSize = 0;
-    context_->getDWARFObj().forEachInfoSections(
-        [&](const llvm::DWARFSection& section) { infoSize += section.Data.size(); });
-    if (!units_.empty()) { // the host's file is always a mapping
-        llvm::StringRef info = units_.front().unit->getInfoSection().Data;
+    if (infoSections > 0) { // the host's file is always a mapping
+        infoSection_ = sections.front().section;
+        llvm::StringRef info = infoSection_->Data;
         auto file = file_->bytes();
         const auto* begin = reinterpret_cast<const std::byte*>(info.data());
         if (begin >= file.data() && begin + info.size() <= file.data() + file.size())
@@ -608,18 +765,23 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
     dropInfoPages(0, info_.size());
     if (units_.empty() && infoSize == 0)
         return Error::badInput(path_ + ": .debug_info has no units");
-    // LLVM stops at the first unit header it cannot read, or one whose length runs past the end.
-    if (!sink.message().empty() || infoEnd != infoSize)
+    // LLVM stops reading a section at the first unit header it cannot read, or one whose length
+    // runs past the end.
+    for (const Section& section : sections) {
+        if (sink.message().empty() && section.end == section.section->Data.size())
+            continue;
         return Error::badInput(
-            path_ + ": unit " + hex(infoEnd) + ": " +
+            path_ + ": unit " + hex(joinedOffset(section.bias, section.end)) +
+            sectionName(section.bias) + ": " +
             (sink.message().empty() ? "its header cannot be read" : sink.message()));
+    }
     return {};
 }
 
 void LlvmUnitReader::releaseUnit(size_t index) {
     // Type units live in .debug_types or between the compile units: only those are released.
     const Unit& unit = units_[index];
-    if (unit.bias == 0 && !unit.unit->isTypeUnit())
+    if (&unit.unit->getInfoSection() == infoSection_ && !unit.unit->isTypeUnit())
         dropInfoPages(unit.unit->getOffset(), unit.unit->getNextUnitOffset());
 }
 
@@ -634,16 +796,19 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
     llvm::DWARFUnit& llvmUnit = *unit.unit;
     ErrorSink sink;
     auto failure = [&](const std::string& what) {
-        return Error::badInput(path_ + ": unit " + hex(llvmUnit.getOffset()) +
-                               sectionName(unit.bias) + ": " +
-                               (sink.message().empty() ? what : sink.message()));
+        return Error::badInput(
+            path_ + ": unit " + hex(joinedOffset(unit.bias, llvmUnit.getOffset())) +
+            sectionName(unit.bias) + ": " + (sink.message().empty() ? what : sink.message()));
     };
     // The DIEs are decoded one at a time, in order, with LLVM's DIE decoder: the unit's own DIE
     // array, which LLVM keeps until the context goes (gigabytes on a kernel), is never filled.
     const llvm::DWARFDataExtractor data = llvmUnit.getDebugInfoExtractor();
     const uint64_t end = llvmUnit.getNextUnitOffset();
     uint64_t offset = llvmUnit.getOffset() + llvmUnit.getHeaderSize();
-    auto pastUnit = [&] { return failure("the DIE at " + hex(offset) + " ends past its unit"); };
+    auto pastUnit = [&] {
+        return failure("the DIE at " + hex(joinedOffset(unit.bias, offset)) +
+                       " ends past its unit");
+    };
     llvm::DWARFDebugInfoEntry root;
     if (offset < end && !attributesInBounds(llvmUnit, data, offset, end))
         return pastUnit();
@@ -702,7 +867,7 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         if (!attributesInBounds(llvmUnit, data, offset, end))
             return pastUnit();
         if (!entry.extractFast(llvmUnit, &offset, data, end, 0))
-            return failure("a DIE at " + hex(offset) + " cannot be read");
+            return failure("a DIE at " + hex(joinedOffset(unit.bias, offset)) + " cannot be read");
         if (!entry.getAbbreviationDeclarationPtr()) { // the null entry that ends a list
             levels.pop_back();
             continue;

@@ -47,6 +47,8 @@ public:
 private:
     struct Unit {
         llvm::DWARFUnit* unit;
+        // Added to its offsets, which LLVM counts in its own section: kTypesBias for
+        // .debug_types, plus where its section starts among those of its name laid end to end.
         DieOffset bias;
         bool partial;
     };
@@ -61,13 +63,17 @@ private:
 
     std::string path_;
     std::shared_ptr<MappedFile> file_;
+    // A copy of the file with its .zdebug_ sections inflated, when it has any: object_ reads it.
+    std::unique_ptr<llvm::WritableMemoryBuffer> inflated_;
     std::unique_ptr<llvm::object::ObjectFile> object_;
     std::unique_ptr<llvm::DWARFContext> context_;
     std::vector<Unit> units_;
     std::unordered_map<uint64_t, DieOffset> typeUnits_;
     SectionAddresses sections_;
-    // .debug_info where it is the file mapping itself (not decompressed): pages may be dropped.
+    // The first .debug_info section where it is the file mapping itself (not decompressed):
+    // pages of its units may be dropped.
     std::span<const std::byte> info_;
+    const llvm::DWARFSection* infoSection_ = nullptr;
     // Relocatable objects: by section index, where that section's offsets start.
     std::vector<uint64_t> sectionBase_;
 };

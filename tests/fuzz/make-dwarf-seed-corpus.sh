@@ -2,7 +2,8 @@
 # Writes a seed corpus of small ELF files with DWARF for dwarf-loader-fuzz into DIR, built from
 # dwarf-seeds-src/ by gcc and clang: relocatable objects (read through libdwfl, relocations
 # applied) and shared objects (read directly), DWARF 4 and 5, with and without optimisation, and
-# the variants users have: compressed sections and type units.
+# the variants users have: compressed sections (also .zdebug_) and type units (also in COMDAT
+# sections of relocatable objects).
 # CC, CXX, CLANG and CLANGXX override the compilers (default gcc, g++, clang-19, clang++-19).
 set -eu
 
@@ -29,8 +30,15 @@ for name in shapes functions; do
 done
 "$gcc" -g -O0 -gz=zlib -w -fno-asynchronous-unwind-tables -c "$src/functions.c" \
 	-o "$dir/functions-gcc5-zlib.o"
+"$gcc" -g -O0 -gz=zlib-gnu -w -fno-asynchronous-unwind-tables -c "$src/shapes.c" \
+	-o "$dir/shapes-gcc5-zlib-gnu.o"
 "$gcc" -g -gdwarf-4 -fdebug-types-section -fPIC -shared -nostdlib $small "$src/shapes.c" \
 	-o "$dir/shapes-gcc4-type-units.so"
+# Relocatable objects keep a COMDAT section per type unit (.debug_types; DWARF 5: .debug_info).
+for version in 4 5; do
+	"$gcc" -g -gdwarf-$version -fdebug-types-section -w -fno-asynchronous-unwind-tables -c \
+		"$src/shapes.c" -o "$dir/shapes-gcc$version-type-units.o"
+done
 "$gxx" -g -O0 -w -fno-asynchronous-unwind-tables -c "$src/classes.cpp" -o "$dir/classes-g++5-O0.o"
 "$clangxx" -g -gdwarf-4 -fdebug-types-section -O1 -fPIC -shared -nostdlib $small \
 	"$src/classes.cpp" -o "$dir/classes-clang4-type-units.so"

@@ -3,9 +3,16 @@
 # the test program in SRCDIR (three C units sharing layouts.h) and its C++ and Rust companions.
 # Every output must be parsed by libbpf and accepted by the kernel's verifier (where loading BTF
 # is permitted), and have the expected types:
-#   compressed  -gz=zlib / -gz=zstd (those the toolchain has): types equal the plain build's
+#   compressed  -gz=zlib / -gz=zstd (those the toolchain has), and objcopy's zlib-gnu (.zdebug_
+#               sections) and zstd: types equal the plain build's, the same bytes from both
+#               DWARF loaders (where libdw cannot decompress, see libdw-limits)
 #   type-units  -fdebug-types-section, DWARF 4 and 5, gcc and clang on C, g++ and clang++ on C++:
-#               every named type complete and equal to the same build's without type units
+#               every named type complete and equal to the same build's without type units; and
+#               gcc's relocatable objects, with a COMDAT section per type unit (-c, and -r as a
+#               kernel module is linked): the same bytes from both DWARF loaders
+#   libdw-limits  what libdw cannot read but LLVM can (zstd before elfutils 0.189, machines
+#               without an elfutils backend, relocation types it does not know): the dwarf
+#               loader refuses it in one line that ends "(try -f llvm-dwarf)", llvm-dwarf reads it
 #   dwz         dwz partial units, in the file itself and (dwz -m) in a .gnu_debugaltlink file:
 #               types equal the build before dwz
 #   cxx         references and classes from g++ and clang++: one counted warning about
@@ -69,6 +76,43 @@ in_dwarf() {
 
 dump() { "$BPFTOOL" btf dump file "$1.btf"; }
 
+"$BTFORGE" plugins > "$work/plugins.txt" 2>&1 || true
+llvm_dwarf=false
+grep -q "^llvm-dwarf *loader" "$work/plugins.txt" && llvm_dwarf=true
+
+# both_loaders INPUT: INPUT.btf from the dwarf loader (convert); the llvm-dwarf loader, where it
+# is built, must write the same bytes.
+both_loaders() {
+    local input=$1
+    convert "$input"
+    $llvm_dwarf || return 0
+    "$BTFORGE" convert -f llvm-dwarf "$input" -o "$input.llvm.btf" 2> "$input.llvm.err" ||
+        { cat "$input.llvm.err"; fail "$(basename "$input"): llvm-dwarf cannot convert it"; }
+    cmp -s "$input.btf" "$input.llvm.btf" ||
+        fail "$(basename "$input"): the dwarf and llvm-dwarf loaders' BTF differ"
+}
+
+# refused_by_libdw INPUT: the dwarf loader refuses INPUT with exit 1, one line naming it and
+# ending with the suggestion to read it with llvm-dwarf, and writes nothing.
+refused_by_libdw() {
+    local input=$1 rc
+    set +e
+    "$BTFORGE" convert -f dwarf "$input" -o "$input.btf" 2> "$input.err"
+    rc=$?
+    set -e
+    [ "$rc" = 1 ] && [ "$(wc -l < "$input.err")" = 1 ] && [ ! -e "$input.btf" ] &&
+        grep -q "^btforge: error: $input: .*(try -f llvm-dwarf)$" "$input.err" || {
+        cat "$input.err"
+        fail "$(basename "$input"): exit $rc, not one line suggesting llvm-dwarf"
+    }
+    echo "$(basename "$input"): $(cat "$input.err")"
+}
+
+# section_count FILE NAME: how many sections FILE has named NAME.
+section_count() {
+    readelf -S -W "$1" | awk -v name="$2" '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 == name' | wc -l
+}
+
 # with_type_units NAME COMPILER ARGS...: NAME built with and without -fdebug-types-section; where
 # that made type units, both convert to the same types and NAME joins $variants.
 with_type_units() {
@@ -82,8 +126,8 @@ with_type_units() {
         echo "$name: -fdebug-types-section made no type units: not tested"
         return
     fi
-    convert "$work/$name"
-    convert "$work/$name-tu"
+    both_loaders "$work/$name"
+    both_loaders "$work/$name-tu"
     same_types "$work/$name" "$work/$name-tu"
     variants+=("$name")
 }
@@ -96,9 +140,25 @@ summary() {
 
 case "$case_name" in
 compressed)
-    # Each kind from the first compiler that makes it; libelf before elfutils 0.189 cannot
-    # decompress zstd, and then the file must be refused in one line that says so.
+    # Each kind from the first compiler that makes it, and from objcopy: zlib-gnu (the .zdebug_
+    # sections of older toolchains, "ZLIB", a big-endian size, a zlib stream) and zstd. Where
+    # libelf cannot decompress zstd (before elfutils 0.189), the dwarf loader refuses it
+    # (libdw-limits checks how) and llvm-dwarf must read it.
     done_kinds=()
+    # compressed_like PLAIN OUT KIND: OUT, which is PLAIN compressed with KIND, has PLAIN's types.
+    compressed_like() {
+        local plain=$1 out=$2 kind=$3
+        [ -e "$plain.btf" ] || both_loaders "$plain"
+        if [ "$kind" = zstd ] &&
+            ! "$BTFORGE" --quiet convert -f dwarf "$out" -o "$work/probe.btf" 2> /dev/null; then
+            refused_by_libdw "$out"
+            $llvm_dwarf || return 0
+            convert "$out" -f llvm-dwarf
+        else
+            both_loaders "$out"
+        fi
+        same_types "$plain" "$out"
+    }
     for kind in zlib zstd; do
         cc=
         for candidate in gcc clang-19; do
@@ -111,25 +171,95 @@ compressed)
         [ -n "$cc" ] || { echo "no compiler here compresses debug sections with $kind"; continue; }
         for suffix in "" .o; do
             plain=$work/$cc-plain$suffix out=$work/$cc-gz-$kind$suffix
-            build "$plain" $cc ${suffix:+-r}
+            [ -e "$plain" ] || build "$plain" $cc ${suffix:+-r}
             build "$out" $cc -gz=$kind ${suffix:+-r}
             has_section "$out" .debug_info C || fail "$out: .debug_info is not compressed"
-            convert "$plain"
-            if [ $kind = zstd ] && ! "$BTFORGE" --quiet convert "$out" -o "$out.btf" 2> "$out.err"
-            then
-                [ "$(wc -l < "$out.err")" = 1 ] &&
-                    grep -q "^btforge: error: $out: .*compression" "$out.err" ||
-                    { cat "$out.err"; fail "$out: refused, but not in one line about compression"; }
-                echo "$(basename "$out"): this libelf cannot decompress zstd: refused cleanly"
-                continue
-            fi
-            convert "$out"
-            same_types "$plain" "$out"
+            compressed_like "$plain" "$out" $kind
         done
         done_kinds+=("$kind ($cc)")
     done
+    for kind in zlib-gnu zstd; do
+        for suffix in "" .o; do
+            plain=$work/gcc-plain$suffix out=$work/objcopy-$kind$suffix
+            [ -e "$plain" ] || build "$plain" gcc ${suffix:+-r}
+            made=
+            for tool in objcopy llvm-objcopy-19; do
+                "$tool" --compress-debug-sections=$kind "$plain" "$out" 2> /dev/null &&
+                    { made=$tool; break; }
+            done
+            [ -n "$made" ] || break
+            if [ $kind = zlib-gnu ]; then
+                has_section "$out" .zdebug_info || fail "$out: no .zdebug_info"
+                ! has_section "$out" .debug_info || fail "$out: .debug_info is not compressed"
+            else
+                has_section "$out" .debug_info C || fail "$out: .debug_info is not compressed"
+            fi
+            compressed_like "$plain" "$out" ${kind%-gnu}
+        done
+        [ -n "$made" ] || { echo "no objcopy here compresses debug sections with $kind"; continue; }
+        done_kinds+=("$kind ($made)")
+    done
     [ ${#done_kinds[@]} -gt 0 ] || skip "the toolchain compresses no debug sections"
-    summary "compressed with ${done_kinds[*]}, executable and object: read, or refused cleanly"
+    summary "compressed with ${done_kinds[*]}, executable and object: read (both loaders" \
+        "alike), or refused by libdw in one line"
+    ;;
+libdw-limits)
+    # What libdw cannot read and LLVM can: the dwarf loader refuses it in one line that suggests
+    # llvm-dwarf, which reads it. Where this libdw can read it after all, both must agree.
+    cat > "$work/unit.c" << 'C'
+struct point { int x, y; char name[24]; };
+struct point origin;
+int norm(struct point *p) { return p->x * p->x + p->y * p->y + origin.name[0]; }
+C
+    checked=()
+    # limited FILE: in $work; refused by libdw and read by llvm-dwarf, or read alike by both.
+    limited() {
+        local input=$work/$1
+        if "$BTFORGE" --quiet convert -f dwarf "$input" -o "$work/probe.btf" 2> /dev/null; then
+            $llvm_dwarf || return 0
+            "$BTFORGE" --quiet convert -f llvm-dwarf "$input" -o "$input.llvm.btf" ||
+                fail "$1: llvm-dwarf cannot convert it"
+            cmp -s "$work/probe.btf" "$input.llvm.btf" || fail "$1: the loaders' BTF differ"
+            checked+=("$1 (read by both)")
+            return
+        fi
+        refused_by_libdw "$input"
+        if $llvm_dwarf; then
+            "$BTFORGE" --quiet convert -f llvm-dwarf "$input" -o "$input.llvm.btf" ||
+                fail "$1: llvm-dwarf cannot convert it"
+            "$BTF_ORACLE" parse "$input.llvm.btf" > /dev/null || fail "$1: libbpf rejects it"
+        fi
+        checked+=("$1")
+    }
+    gcc -g -O0 -c "$work/unit.c" -o "$work/unit.o"
+    # zstd: libelf decompresses it from elfutils 0.189 on.
+    for tool in objcopy llvm-objcopy-19; do
+        if "$tool" --compress-debug-sections=zstd "$work/unit.o" "$work/zstd.o" 2> /dev/null; then
+            limited zstd.o
+            break
+        fi
+    done
+    # Machines of relocatable objects: MIPS and Hexagon have no elfutils backend in 0.188, so
+    # libdwfl relocates nothing; AVR has none either, and libdwfl, not knowing its relocation
+    # types, left them unapplied without a word (every name read as the string at offset 0).
+    for target in mipsel-linux-gnu hexagon-unknown-linux-musl avr; do
+        if ! clang-19 --target=$target -g -O0 -w -c "$work/unit.c" -o "$work/unit-$target.o" \
+            2> /dev/null; then
+            echo "clang-19 cannot build for $target: not tested"
+            continue
+        fi
+        limited unit-$target.o
+    done
+    # A machine nobody knows (LLVM cannot relocate it either; the suggestion stays).
+    cp "$work/unit.o" "$work/machine-0x7777.o"
+    python3 - "$work/machine-0x7777.o" << 'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(18)  # e_machine, in the file's byte order (x86-64: little-endian)
+    f.write((0x7777).to_bytes(2, "little"))
+PY
+    refused_by_libdw "$work/machine-0x7777.o"
+    summary "refused by libdw in one line suggesting llvm-dwarf: ${checked[*]} machine-0x7777.o"
     ;;
 type-units)
     variants=()
@@ -141,6 +271,41 @@ type-units)
         for cxx in g++ clang++-19; do
             with_type_units $cxx-dwarf$version $cxx -g -O1 -w -gdwarf-$version "$src/references.cpp"
         done
+    done
+    # gcc's relocatable objects put each type unit in a COMDAT group of its own: many sections
+    # named .debug_types (DWARF 5: .debug_info), each starting at offset 0; a linker joins them.
+    # A per-CPU variable and a char[24] member have their types in type units only.
+    cat > "$work/percpu.c" << 'C'
+#define PERCPU __attribute__((section(".data..percpu")))
+struct name_tag { char name[24]; int id; };
+struct holder { struct name_tag tag; long value; struct holder *next; };
+struct cpu_stats { unsigned long events; unsigned int cpu; };
+struct cpu_stats cpu_stats PERCPU;
+struct holder holder;
+int tag_id(struct name_tag *t) { return t->id + holder.tag.id + (int)cpu_stats.events; }
+C
+    objects=("$work/percpu.c" "${c_sources[@]}")
+    for version in 4 5; do
+        section=.debug_types
+        [ $version = 4 ] || section=.debug_info
+        for source in "${objects[@]}"; do
+            name=gcc-dwarf$version-$(basename "$source" .c).o
+            with_type_units "$name" gcc -g -O0 -w -gdwarf-$version -c "$source"
+        done
+        [ "$(section_count "$work/gcc-dwarf$version-percpu.o-tu" $section)" -gt 1 ] ||
+            fail "gcc-dwarf$version-percpu.o-tu: one $section section, not one per type unit"
+        for cxx in g++ clang++-19; do
+            with_type_units $cxx-dwarf$version.o $cxx -g -O1 -w -gdwarf-$version -c \
+                "$src/references.cpp"
+        done
+        # Linked with -r, as kernel modules are: ld keeps one COMDAT group of each signature,
+        # and each group's section, whose relocations must be applied.
+        with_type_units gcc-dwarf$version-r.o gcc -g -O0 -w -gdwarf-$version -r "${objects[@]}"
+        [ "$(section_count "$work/gcc-dwarf$version-r.o-tu" $section)" -gt 1 ] ||
+            fail "gcc-dwarf$version-r.o-tu: one $section section"
+        dump "$work/gcc-dwarf$version-percpu.o-tu" > "$work/percpu.txt"
+        grep -q "^\[[0-9]*\] VAR 'cpu_stats' " "$work/percpu.txt" ||
+            fail "gcc-dwarf$version-percpu.o-tu: the per-CPU variable is missing"
     done
     [ ${#variants[@]} -gt 0 ] || skip "no compiler here makes type units"
     summary "type units of ${variants[*]}: types complete and equal to the builds without"

@@ -149,6 +149,19 @@ sections() {
             loader=$l expect_error "$work/broken.o" "the section name table's index [0-9]+ is past the [0-9]+ sections"
         done
     done
+    # .debug_line named .debug_str too: libdw would read the first such section, LLVM the last.
+    local name
+    name=$(readelf -SW "$work/program.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \.debug_str .*/\1/p')
+    name=$(python3 - "$work/program.o" "$name" << 'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", data, 40)  # gcc's x86-64 object: ELF64, little-endian
+print(struct.unpack_from("<I", data, shoff + 64 * int(sys.argv[2]))[0])  # its sh_name
+PY
+    )
+    cp "$work/program.o" "$work/broken.o"
+    python3 "$ELF_EDIT" "$work/broken.o" "shdr[.debug_line].sh_name=$name"
+    expect_error "$work/broken.o" "section \.debug_str appears 2 times"
 }
 
 compressed() {
@@ -163,6 +176,23 @@ C
         python3 "$ELF_EDIT" "$work/broken" "$edit"
         expect_error "$work/broken" "\.debug_info"
         ! grep -q "no error" "$work/stderr" || fail "$edit: 'no error'"
+    done
+    # The same claims in .zdebug_ sections' headers (zlib-gnu: "ZLIB", 8 big-endian bytes), which
+    # the llvm-dwarf reader inflates itself.
+    gcc -g -O1 -gz=zlib-gnu -x c - -o "$work/gnu" <<< 'int main(void) { return 0; }'
+    local offset claim
+    offset=$(readelf -SW "$work/gnu" | sed 's/^ *\[ *[0-9]*\]//' |
+        awk '$1 == ".zdebug_info" { print $4 }')
+    [ -n "$offset" ] || fail "gcc -gz=zlib-gnu made no .zdebug_info"
+    for claim in 0x7fffffffffff 1000000000; do
+        cp "$work/gnu" "$work/broken"
+        python3 - "$work/broken" $((16#$offset + 4)) $claim << 'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2]))
+    f.write(int(sys.argv[3], 0).to_bytes(8, "big"))
+PY
+        expect_error "$work/broken" "section \.zdebug_info: its compression header claims"
     done
 }
 

@@ -5,8 +5,9 @@
 #                      every DIE (btforge-dies-compare, $DIES_COMPARE); `btforge diff --from-a
 #                      dwarf --from-b llvm-dwarf` exits 0 and lists nothing; both conversions are
 #                      byte-identical and libbpf parses them
-#   toolchain SRCDIR   the same for DWARF built at test time: type units, dwz partial units,
-#                      compressed sections, C++, a PIE and a shared library; a dwz -m file, which
+#   toolchain SRCDIR   the same for DWARF built at test time: type units (also in relocatable
+#                      objects, a COMDAT section each), dwz partial units, compressed sections
+#                      (also .zdebug_), C++, a PIE and a shared library; a dwz -m file, which
 #                      LLVM cannot follow, is refused by llvm-dwarf in one line
 #   vmlinux FILE       `same` for a vmlinux
 #   vmlinux-btf FILE   the vmlinux's DWARF against its own .BTF (Debian's pahole 1.24): types equal;
@@ -63,6 +64,13 @@ toolchain)
                 "$src/references.cpp"
             same "$work/tu-$cxx-$version"
         done
+        # Relocatable objects: a COMDAT section per type unit, one object and -r of all three.
+        gcc -g -O1 -w -gdwarf-$version -fdebug-types-section -c -o "$work/tu-gcc-$version-b.o" \
+            "$src/functions_b.c"
+        gcc -g -O1 -w -gdwarf-$version -fdebug-types-section -r -o "$work/tu-gcc-$version-r.o" \
+            "${c_sources[@]}"
+        same "$work/tu-gcc-$version-b.o"
+        same "$work/tu-gcc-$version-r.o"
     done
     # dwz: partial units in the file itself (DWARF 4 and 5).
     if command -v dwz > /dev/null; then
@@ -100,6 +108,14 @@ toolchain)
         fi
         same "$work/gz-$kind"
         same "$work/gz-$kind.o"
+    done
+    # .zdebug_ sections (zlib-gnu), which LLVM 19 no longer inflates itself.
+    gcc -g -O2 -w -o "$work/plain" "${c_sources[@]}"
+    gcc -g -O2 -w -r -o "$work/plain.o" "${c_sources[@]}"
+    for input in plain plain.o; do
+        if objcopy --compress-debug-sections=zlib-gnu "$work/$input" "$work/zdebug-$input"; then
+            same "$work/zdebug-$input"
+        fi
     done
     for cxx in g++ clang++-19; do
         "$cxx" -g -O1 -w -o "$work/cxx-$cxx" "$src/references.cpp"

@@ -151,3 +151,25 @@ TEST_CASE("a function in pieces takes its first range's start as low_pc") {
     CHECK_FALSE(rules.needsFirstRange());
     CHECK(function.die().lowPc == 0x1000);
 }
+
+TEST_CASE("unit sections may repeat; other sections read must be one") {
+    CHECK(dwarfSectionKind(".debug_types") == DwarfSection::Units);
+    CHECK(dwarfSectionKind(".zdebug_info") == DwarfSection::Units);
+    CHECK(dwarfSectionKind(".zdebug_str") == DwarfSection::Single);
+    CHECK(dwarfSectionKind(".debug_macro") == DwarfSection::NotRead);
+    CHECK(dwarfSectionName(".zdebug_abbrev") == ".debug_abbrev");
+
+    // gcc -fdebug-types-section -c, with -g3's macro sections in COMDAT groups too.
+    DwarfSectionCount comdat;
+    for (const char* name : {".text", ".debug_types", ".debug_types", ".debug_info",
+                             ".debug_abbrev", ".debug_macro", ".debug_macro", ".debug_str"})
+        comdat.add(name);
+    CHECK(comdat.repeats());
+    CHECK(comdat.problem().empty());
+
+    // A .zdebug_ section is its .debug_ name.
+    DwarfSectionCount strings;
+    for (const char* name : {".debug_info", ".debug_str", ".zdebug_str"})
+        strings.add(name);
+    CHECK(strings.problem().starts_with("section .debug_str appears 2 times"));
+}
