@@ -30,6 +30,8 @@ struct TemporarySlot {
 std::array<InputSlot, 32> inputs;
 std::array<TemporarySlot, 16> temporaries;
 std::atomic<bool> ending{false};
+std::atomic<int> creating{0};      // TemporaryCreation scopes open
+std::atomic<int> pendingSignal{0}; // an ending signal that arrived during one
 
 template <typename Slots> int claim(Slots& slots, const std::string& path) {
     if (path.size() >= kPathMax)
@@ -76,6 +78,12 @@ void removeTemporaries() {
 // the temporary outputs are removed, then the signal ends the process as it would have, so that
 // the caller sees it (a shell's 128+N).
 void onEndingSignal(int signal) {
+    if (creating.load() > 0) {
+        pendingSignal.store(signal);
+        // Unless the creation ended meanwhile without seeing it: then it is this handler's.
+        if (creating.load() > 0 || pendingSignal.exchange(0) == 0)
+            return;
+    }
     removeTemporaries();
     ::signal(signal, SIG_DFL);
     sigset_t unblocked;
@@ -161,6 +169,17 @@ int watchTemporary(const std::string& path) {
 void unwatchTemporary(int token) {
     if (token >= 0)
         temporaries[token].state.store(Free);
+}
+
+TemporaryCreation::TemporaryCreation() {
+    creating.fetch_add(1);
+}
+
+TemporaryCreation::~TemporaryCreation() {
+    if (creating.fetch_sub(1) == 1) {
+        if (int signal = pendingSignal.exchange(0))
+            ::raise(signal); // the handler ends the run now that the temporary is watched
+    }
 }
 
 void endRun(const char* message) {

@@ -239,7 +239,8 @@ Expected<OutputFile> OutputFile::create(const std::string& requested, Target tar
                                          "owner");
     }
     std::string temporary = temporaryPattern(path);
-    installFileGuard(); // before the file exists: a signal from then on removes it
+    installFileGuard();         // before the file exists: a signal from then on removes it
+    TemporaryCreation creation; // a signal before the file is watched waits until it is
     int fd = ::mkstemp(temporary.data());
     if (fd < 0)
         return systemError(requested, "cannot create output");

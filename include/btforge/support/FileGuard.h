@@ -26,6 +26,17 @@ BTFORGE_API void unwatchInput(int token);
 BTFORGE_API int watchTemporary(const std::string& path);
 BTFORGE_API void unwatchTemporary(int token);
 
+// Between a temporary output's creation and watchTemporary, an ending signal (on any thread)
+// would leave the file behind: while a TemporaryCreation lives, such a signal waits, and it is
+// taken when the last one ends.
+class BTFORGE_API TemporaryCreation {
+public:
+    TemporaryCreation();
+    ~TemporaryCreation();
+    TemporaryCreation(const TemporaryCreation&) = delete;
+    TemporaryCreation& operator=(const TemporaryCreation&) = delete;
+};
+
 // Ends the process at once, for what cannot return an error (an exception escaping a worker):
 // prints "btforge: error: MESSAGE", removes the temporary outputs and exits 1.
 [[noreturn]] BTFORGE_API void endRun(const char* message);
