@@ -27,26 +27,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     run_ctest "$build/asan"
 
 echo "== fuzzing the BTF reader and the two DWARF loaders (60 s each)"
-"$root/scripts/build.sh" "$build/fuzz" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-    -DBTFORGE_FUZZ=ON > "$build/fuzz.log" 2>&1 || { tail -n 60 "$build/fuzz.log"; exit 1; }
-corpus=$build/fuzz/corpus
-rm -rf "$corpus" && mkdir -p "$corpus"
-"$root/tests/fuzz/make-seed-corpus.sh" "$corpus"
-"$build/fuzz/bin/btf-reader-fuzz" -max_total_time=60 -print_final_stats=1 "$corpus" \
-    > "$build/fuzz-run.log" 2>&1 || { tail -n 80 "$build/fuzz-run.log"; exit 1; }
-grep -E 'stat::number_of_executed_units|Done' "$build/fuzz-run.log" | head -n 2
-dwarf_corpus=$build/fuzz/dwarf-corpus
-rm -rf "$dwarf_corpus" && mkdir -p "$dwarf_corpus"
-"$root/tests/fuzz/make-dwarf-seed-corpus.sh" "$dwarf_corpus" > /dev/null
-# Both DWARF loaders from the same seeds (each run adds what it finds to its own copy).
-llvm_corpus=$build/fuzz/llvm-dwarf-corpus
-rm -rf "$llvm_corpus" && cp -r "$dwarf_corpus" "$llvm_corpus"
-for target in dwarf-loader-fuzz:$dwarf_corpus llvm-dwarf-loader-fuzz:$llvm_corpus; do
-    log=$build/fuzz-${target%%:*}-run.log
-    "$build/fuzz/bin/${target%%:*}" -max_total_time=60 -print_final_stats=1 "${target#*:}" \
-        > "$log" 2>&1 || { tail -n 80 "$log"; exit 1; }
-    grep -E 'stat::number_of_executed_units|Done' "$log" | head -n 2
-done
+"$root/scripts/fuzz.sh" 60
 
 echo "== release"
 "$root/scripts/build.sh" "$build/release" > "$build/release.log" 2>&1 ||

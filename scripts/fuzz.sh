@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS]: builds the libFuzzer targets (clang-19) and runs each for SECONDS (default
+# 60; the documented long run in docs/security.md is 600): the BTF reader on a corpus of real
+# BTF, the two DWARF loaders (libdw and LLVM) on small ELF files with DWARF, also mutated
+# structurally. A finding fails the run with the fuzzer's last lines. Needs the packages
+# scripts/install-deps.sh installs.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+build=$root/build
+"$root/scripts/build.sh" "$build/fuzz" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DBTFORGE_FUZZ=ON > "$build/fuzz.log" 2>&1 || { tail -n 60 "$build/fuzz.log"; exit 1; }
+
+corpus=$build/fuzz/corpus
+rm -rf "$corpus" && mkdir -p "$corpus"
+"$root/tests/fuzz/make-seed-corpus.sh" "$corpus" > /dev/null
+dwarf_corpus=$build/fuzz/dwarf-corpus
+rm -rf "$dwarf_corpus" && mkdir -p "$dwarf_corpus"
+"$root/tests/fuzz/make-dwarf-seed-corpus.sh" "$dwarf_corpus" > /dev/null
+# Both DWARF loaders from the same seeds (each run adds what it finds to its own copy).
+llvm_corpus=$build/fuzz/llvm-dwarf-corpus
+rm -rf "$llvm_corpus" && cp -r "$dwarf_corpus" "$llvm_corpus"
+
+for target in btf-reader-fuzz:$corpus dwarf-loader-fuzz:$dwarf_corpus \
+    llvm-dwarf-loader-fuzz:$llvm_corpus; do
+    name=${target%%:*}
+    log=$build/fuzz-$name-run.log
+    echo "$name: $seconds s"
+    "$build/fuzz/bin/$name" -max_total_time="$seconds" -print_final_stats=1 "${target#*:}" \
+        > "$log" 2>&1 || { tail -n 80 "$log"; exit 1; }
+    grep -E 'stat::number_of_executed_units|Done' "$log" | head -n 2
+done
