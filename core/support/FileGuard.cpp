@@ -134,9 +134,12 @@ void installFileGuard() {
         for (int signal : endingSignals)
             sigaddset(&handler.sa_mask, signal);
         for (int signal : endingSignals) {
-            // A signal the caller ignores (nohup, a script's background job) stays ignored.
+            // Only a signal left to its default action: one the caller ignores (nohup, a
+            // script's background job) stays ignored, and one a program embedding core handles
+            // stays its (libFuzzer's SIGALRM drives its timeouts).
             struct sigaction previous {};
-            if (::sigaction(signal, nullptr, &previous) == 0 && previous.sa_handler != SIG_IGN)
+            if (::sigaction(signal, nullptr, &previous) == 0 && !(previous.sa_flags & SA_SIGINFO) &&
+                previous.sa_handler == SIG_DFL)
                 ok = ::sigaction(signal, &handler, nullptr) == 0 && ok;
         }
         return ok;
