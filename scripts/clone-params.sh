@@ -70,7 +70,7 @@ BEGIN { n = split(regs, R, " "); for (i = 1; i <= n; i++) { P[i] = pat(R[i]); S[
         }
         if (arch == "x86" && op ~ /^xor/ && m == 2 && o[1] == o[2]) S[i] = "write"
         else if (src) S[i] = "read"
-        else if (w && (arch == "arm64" || op ~ /^(mov|lea|pop|set)/)) S[i] = "write"
+        else if (w && (arch == "arm64" || op ~ /^(mov|lea|pop|set)/ || (op ~ /^imul/ && m == 3))) S[i] = "write"
         else S[i] = "read" # x86 add, and, cmp...: the destination is read too
     }
     if (op ~ /^(jmp|b)$/ && tail) for (i = 1; i <= n; i++) if (S[i] == "unused") S[i] = "passed"

@@ -301,12 +301,23 @@ function body(id, depth,   k, s, n, i, ln, e, off) {
     }
     return s " }"
 }
+# Whether FUNC_PROTO ID's return or parameter types are ids from FIRST on.
+function ownrefs(id, first,   n, i, ln) {
+    if (T[id] >= first) return 1
+    n = split(ML[id], ln, "\n")
+    for (i = 1; i < n; i++) { member(ln[i]); if (MF["type_id"] + 0 >= first) return 1 }
+    return 0
+}
 # Canonical lines of ids FIRST..maxid into OUT.
 function emit(first, out,   id, k, nm, n, i, ln, v, off) {
     for (id = first; id <= maxid; id++) {
         k = K[id]; nm = N[id]
-        if (k == "FUNC")
+        if (k == "FUNC") {
             print "FUNC " nm "\t" A[id, "linkage"] " " ty(T[id], nm, 0) tags(id) > out
+            # A prototype that refers to the split part's own types cannot be folded into a
+            # base FUNC by libbpf's dedup, however alike their texts (OUT.local lists them).
+            if (first > 1 && ownrefs(T[id], first)) print nm > (out ".local")
+        }
         else if (k == "DATASEC") {
             n = split(ML[id], ln, "\n")
             for (i = 1; i < n; i++) {
@@ -325,6 +336,7 @@ function emit(first, out,   id, k, nm, n, i, ln, v, off) {
         else if (k == "FWD") print k " " nm "\t" A[id, "fwd_kind"] > out
     }
     close(out)
+    if (first > 1) close(out ".local")
 }
 BEGIN {
     maxid = 0
@@ -337,6 +349,7 @@ EOF
 )
 t=$(now)
 # pahole's dumps over pahole's base, btforge's over btforge's: two awks, one per tool.
+rm -f "$out"/mod/*/?.canon.local
 for s in p b; do
     base_txt=$out/${s}base.txt
     for m in "${modules[@]}"; do
@@ -465,9 +478,11 @@ BEGIN {
         print "== " unit ": " (prc != "0" ? "pahole failed (" prc ") " : "") (brc != "0" ? "btforge failed (" brc ")" : "") > report
         next
     }
-    delete P; delete B; delete PS; delete BS; delete BR
+    delete P; delete B; delete PS; delete BS; delete BR; delete PL
     readcanon(d "/p.canon", P)
     readcanon(d "/b.canon", B)
+    while ((getline line < (d "/p.canon.local")) > 0) PL[line] = 1
+    close(d "/p.canon.local")
     while ((getline line < (d "/p.skipped")) > 0) {
         n = line; sub(/ : skipping BTF encoding of function due to .*/, "", n)
         r = line; sub(/.*skipping BTF encoding of function due to /, "", r)
@@ -509,7 +524,10 @@ BEGIN {
             why = why_btforge(k, pv)
             cat = why
             if (kind == "FUNC" && (nm in BS)) cat = "btforge: " BR[nm]
-            record(unit, k, "only pahole " group, cat " / pahole: kept", "", why, pv, "")
+            kept = "pahole: kept"
+            if (kind == "FUNC" && why ~ /its base has the same FUNC/ && (nm in PL))
+                kept = kept " (its prototype refers to types of its own, so the dedup did not fold it)"
+            record(unit, k, "only pahole " group, cat " / " kept, "", why, pv, "")
         } else if (bv != "") {
             why = why_pahole(k, bv)
             record(unit, k, "only btforge " group, why " / btforge: kept", why, "", "", bv)

@@ -48,6 +48,8 @@ done | awk -v regs="$regs" '
         # llvm-dwarfdump 19 does not decode DW_OP_GNU_parameter_ref (0xfa): a value the caller
         # knows, not passed.
         if (e ~ /^<decoding error> fa /) return "(GNU_parameter_ref: not passed)"
+        # A value computed from constants only is a constant.
+        if (e ~ /^DW_OP_(lit[0-9]+|const[1248]?[us]|constu|consts)( 0x[0-9a-f]+| -?[0-9]+)?, DW_OP_stack_value$/) return "const"
         gsub(/DW_OP_/, "", e)
         return "(" e ")"
     }
