@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# fetch-debian-kernel.sh [ARCH]: fetches a Debian kernel with full DWARF (the reference inputs of
-# the tests and the benchmark) and unpacks vmlinux and a few modules into a cache outside the
-# repository:
+# fetch-debian-kernel.sh [ARCH] [--all-modules]: fetches a Debian kernel with full DWARF (the
+# reference inputs of the tests and the benchmark) and unpacks vmlinux and a few modules into a
+# cache outside the repository:
 #   $BTFORGE_CACHE/debian-VERSION/{vmlinux,modules/*.ko}
+# --all-modules also unpacks every module of the package, in the tree the package has under
+# lib/modules/VERSION/kernel (what scripts/compare-pahole.sh reads), decompressed if the package
+# ships them compressed (.ko.xz, .ko.zst, .ko.gz):
+#   $BTFORGE_CACHE/debian-VERSION/all-modules/DIR/NAME.ko
 # ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
 # (32-bit; these two packages are over 600 MB, and the test command does not use them). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
 
-arch=${1:-amd64}
+arch=amd64 all_modules=0
+for arg in "$@"; do
+    case "$arg" in
+    --all-modules) all_modules=1 ;;
+    -*) echo "error: unknown option '$arg' (--all-modules)" >&2; exit 2 ;;
+    *) arch=$arg ;;
+    esac
+done
 case "$arch" in
 amd64)
     version=6.1.0-56-cloud-amd64
@@ -44,7 +55,9 @@ have_all() {
     [ -s "$dest/vmlinux" ] || return 1
     for m in "${modules[@]}"; do [ -s "$dest/modules/$(basename "$m").ko" ] || return 1; done
 }
-have_all && { echo "$dest"; exit 0; }
+# all-modules/.complete is written last, so an interrupted unpacking is redone.
+have_all_modules() { [ "$all_modules" = 0 ] || [ -e "$dest/all-modules/.complete" ]; }
+have_all && have_all_modules && { echo "$dest"; exit 0; }
 
 mkdir -p "$cache" "$dest/modules"
 cd "$cache"
@@ -69,13 +82,27 @@ if [ -z "$deb" ]; then
     deb=$(ls "${package}"_*.deb | head -n 1)
 fi
 
-patterns=("*/boot/vmlinux-$version")
-for m in "${modules[@]}"; do patterns+=("*/kernel/$m.ko"); done
 unpack=$(mktemp -d "$cache/unpack.XXXXXX")
 trap 'rm -rf "$unpack"' EXIT
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$unpack" --wildcards "${patterns[@]}"
-mv "$unpack/usr/lib/debug/boot/vmlinux-$version" "$dest/vmlinux"
-for m in "${modules[@]}"; do
-    mv "$unpack/usr/lib/debug/lib/modules/$version/kernel/$m.ko" "$dest/modules/"
-done
+if ! have_all; then
+    patterns=("*/boot/vmlinux-$version")
+    for m in "${modules[@]}"; do patterns+=("*/kernel/$m.ko"); done
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$unpack" --wildcards "${patterns[@]}"
+    mv "$unpack/usr/lib/debug/boot/vmlinux-$version" "$dest/vmlinux"
+    for m in "${modules[@]}"; do
+        mv "$unpack/usr/lib/debug/lib/modules/$version/kernel/$m.ko" "$dest/modules/"
+    done
+fi
+if ! have_all_modules; then
+    echo "unpacking every module of $package into $dest/all-modules" >&2
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$unpack" --wildcards '*/kernel/*.ko*'
+    tree=$unpack/usr/lib/debug/lib/modules/$version/kernel
+    # Debian's -dbg packages ship plain .ko files; other builds compress them (CONFIG_MODULE_COMPRESS_*).
+    find "$tree" -name '*.ko.xz' -exec xz -d {} +
+    find "$tree" -name '*.ko.zst' -exec zstd -q -d --rm {} +
+    find "$tree" -name '*.ko.gz' -exec gzip -d {} +
+    find "$tree" -name '*.ko' | wc -l > "$tree/.complete"
+    rm -rf "$dest/all-modules"
+    mv "$tree" "$dest/all-modules"
+fi
 echo "$dest"
