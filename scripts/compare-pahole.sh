@@ -27,7 +27,7 @@
 #   --match ERE    only the modules whose path under KERNEL_DIR matches ERE.
 #   -P N           encode N modules at a time (default 2); vmlinux is encoded with -j N.
 #   --reuse        encode nothing: compare again what an earlier run left in OUT_DIR.
-# Tools: $PAHOLE (default /work/shared/tools/pahole-master/pahole), $BTFORGE (default
+# Tools: $PAHOLE (default ../shared/tools/pahole-master/pahole beside the repository), $BTFORGE (default
 # build/release/bin/btforge of this checkout), bpftool from PATH.
 set -euo pipefail
 
@@ -82,7 +82,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 case "$base_mode" in common | own) ;; *) echo "error: --base common or own" >&2; exit 2 ;; esac
 kdir=$(cd "$1" && pwd)
-pahole=${PAHOLE:-/work/shared/tools/pahole-master/pahole}
+pahole=${PAHOLE:-$repo/../shared/tools/pahole-master/pahole}
 btforge=${BTFORGE:-$repo/build/release/bin/btforge}
 for tool in "$pahole" "$btforge"; do [ -x "$tool" ] || { echo "error: no $tool" >&2; exit 1; }; done
 command -v bpftool > /dev/null || { echo "error: bpftool is not installed" >&2; exit 1; }
