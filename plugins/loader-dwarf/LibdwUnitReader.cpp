@@ -48,17 +48,21 @@ std::string elfutilsVersion() {
     return "0." + std::to_string(_ELFUTILS_VERSION % 1000);
 }
 
+// The name of `scn`, its header read into `shdr`; empty when either cannot be read.
+std::string_view sectionHeader(Elf* elf, size_t shstrndx, Elf_Scn* scn, GElf_Shdr& shdr) {
+    const char* name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
+    return name ? std::string_view(name) : std::string_view();
+}
+
 Elf_Scn* findSection(Elf* elf, std::string_view name) {
     size_t shstrndx = 0;
     if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
         return nullptr;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
-        const char* found =
-            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
-        if (!found)
+        const std::string_view candidate = sectionHeader(elf, shstrndx, scn, shdr);
+        if (candidate.empty())
             continue;
-        std::string_view candidate(found);
         if (candidate == name ||
             (candidate.starts_with(".z") && candidate.substr(2) == name.substr(1)))
             return scn;
@@ -197,11 +201,9 @@ Expected<void> LibdwUnitReader::surveySections() {
     std::string problem;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
-        const char* found =
-            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
-        if (!found)
+        const std::string_view name = sectionHeader(elf, shstrndx, scn, shdr);
+        if (name.empty())
             continue;
-        const std::string_view name(found);
         count.add(name);
         grouped = grouped ||
                   (dwarfSectionKind(name) != DwarfSection::NotRead && (shdr.sh_flags & SHF_GROUP));
@@ -387,11 +389,9 @@ Expected<void> LibdwUnitReader::joinSections(Elf* elf) {
     std::vector<Joined> joined;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
-        const char* found =
-            gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : nullptr;
-        if (!found || shdr.sh_type == SHT_NOBITS)
+        const std::string_view name = sectionHeader(elf, shstrndx, scn, shdr);
+        if (name.empty() || shdr.sh_type == SHT_NOBITS)
             continue;
-        const std::string_view name(found);
         if (dwarfSectionKind(name) == DwarfSection::NotRead && name != ".gnu_debugaltlink")
             continue;
         // libdw and libdwfl decompressed the sections they read or relocated, not the others.

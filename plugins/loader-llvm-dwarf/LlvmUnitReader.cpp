@@ -371,18 +371,21 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
     return {};
 }
 
-std::string relocationProblem(const llvm::object::ObjectFile& object) {
+// Calls f with the ELFFile of an object known to be ELF, whatever its class and byte order.
+template <class F> auto withElfFile(const llvm::object::ObjectFile& object, F f) {
     using namespace llvm::object;
-    SupportsRelocation supports = getRelocationResolver(object).first;
     if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
-        return relocationProblem(elf->getELFFile(), supports);
+        return f(elf->getELFFile());
     if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
-        return relocationProblem(elf->getELFFile(), supports);
+        return f(elf->getELFFile());
     if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
-        return relocationProblem(elf->getELFFile(), supports);
-    if (const auto* elf = llvm::dyn_cast<ELF32BEObjectFile>(&object))
-        return relocationProblem(elf->getELFFile(), supports);
-    return {};
+        return f(elf->getELFFile());
+    return f(llvm::cast<ELF32BEObjectFile>(&object)->getELFFile());
+}
+
+std::string relocationProblem(const llvm::object::ObjectFile& object) {
+    llvm::object::SupportsRelocation supports = llvm::object::getRelocationResolver(object).first;
+    return withElfFile(object, [&](const auto& elf) { return relocationProblem(elf, supports); });
 }
 
 // Whether the attributes of the DIE at `offset` (at its abbreviation code, before `end`) end
@@ -578,28 +581,8 @@ inflateGnuSections(const llvm::object::ELFFile<ELFT>& file) {
     return copy;
 }
 
-template <class F> auto withElfFile(const llvm::object::ObjectFile& object, F f) {
-    using namespace llvm::object;
-    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
-        return f(elf->getELFFile());
-    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
-        return f(elf->getELFFile());
-    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
-        return f(elf->getELFFile());
-    return f(llvm::cast<ELF32BEObjectFile>(&object)->getELFFile());
-}
-
 std::string compressionProblem(const llvm::object::ObjectFile& object) {
-    using namespace llvm::object;
-    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
-        return compressionProblem(elf->getELFFile());
-    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
-        return compressionProblem(elf->getELFFile());
-    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
-        return compressionProblem(elf->getELFFile());
-    if (const auto* elf = llvm::dyn_cast<ELF32BEObjectFile>(&object))
-        return compressionProblem(elf->getELFFile());
-    return {};
+    return withElfFile(object, [](const auto& elf) { return compressionProblem(elf); });
 }
 
 } // namespace
