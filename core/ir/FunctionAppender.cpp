@@ -1,14 +1,27 @@
 #include "btforge/ir/FunctionAppender.h"
 
+#include "support/Hash.h"
+
 #include <charconv>
 
 namespace btforge::ir {
 
 FunctionAppender::FunctionAppender(TypeGraph& graph) : graph_(graph) {
+    // One pass over the graph and its base: prototypes to share, and the base's FUNCs and
+    // DECL_TAGs that new ones may turn out to be.
     for (TypeId id = 1; id < graph.endId(); ++id) {
-        if (graph.kind(id) == Kind::FuncProto) {
+        const Kind kind = graph.kind(id);
+        if (kind == Kind::FuncProto) {
             auto p = graph.getAs<FuncProtoType>(id);
             protos_.emplace(key(p.returnType, p.params), id);
+        } else if (kind == Kind::Func && id < graph.firstId()) {
+            auto f = graph.getAs<FuncType>(id);
+            if (!f.address)
+                baseFunctions_.emplace(BaseKey{graph.str(f.name), f.proto, int64_t(f.linkage)}, id);
+        } else if (kind == Kind::DeclTag && id < graph.firstId()) {
+            auto t = graph.getAs<DeclTagType>(id);
+            if (!t.kindFlag)
+                baseTags_.emplace(BaseKey{graph.str(t.name), t.type, t.componentIndex}, id);
         }
     }
 }
@@ -20,53 +33,15 @@ TypeId FunctionAppender::proto(TypeId returnType, std::span<const Param> params)
     return it->second;
 }
 
-namespace {
-
-// Keys of the base's FUNCs and DECL_TAGs: the fields libbpf's dedup compares.
-std::string functionKey(std::string_view name, TypeId proto, FuncLinkage linkage) {
-    std::string k(name);
-    k += '\0';
-    k += std::to_string(proto);
-    k += '/';
-    k += std::to_string(static_cast<unsigned>(linkage));
-    return k;
-}
-
-std::string tagKey(std::string_view value, TypeId target, int32_t componentIndex) {
-    std::string k(value);
-    k += '\0';
-    k += std::to_string(target);
-    k += '/';
-    k += std::to_string(componentIndex);
-    return k;
-}
-
-} // namespace
-
-void FunctionAppender::indexBase() {
-    baseIndexed_ = true;
-    const TypeGraph* base = graph_.base();
-    if (!base)
-        return;
-    for (TypeId id = 1; id < base->endId(); ++id) {
-        if (base->kind(id) == Kind::Func) {
-            auto f = base->getAs<FuncType>(id);
-            if (!f.address)
-                baseFunctions_.emplace(functionKey(base->str(f.name), f.proto, f.linkage), id);
-        } else if (base->kind(id) == Kind::DeclTag) {
-            auto t = base->getAs<DeclTagType>(id);
-            if (!t.kindFlag)
-                baseTags_.emplace(tagKey(base->str(t.name), t.type, t.componentIndex), id);
-        }
-    }
+size_t FunctionAppender::BaseKeyHash::operator()(const BaseKey& key) const {
+    return hashing::combine(hashing::combineText(key.target, key.name),
+                            static_cast<uint64_t>(key.detail));
 }
 
 TypeId FunctionAppender::addFunction(std::string_view name, TypeId proto, FuncLinkage linkage,
                                      std::optional<uint64_t> address) {
-    if (!baseIndexed_)
-        indexBase();
     if (!address && proto < graph_.firstId()) {
-        auto it = baseFunctions_.find(functionKey(name, proto, linkage));
+        auto it = baseFunctions_.find(BaseKey{name, proto, int64_t(linkage)});
         if (it != baseFunctions_.end())
             return it->second;
     }
@@ -74,10 +49,8 @@ TypeId FunctionAppender::addFunction(std::string_view name, TypeId proto, FuncLi
 }
 
 TypeId FunctionAppender::addTag(std::string_view value, TypeId target, int32_t componentIndex) {
-    if (!baseIndexed_)
-        indexBase();
     if (target < graph_.firstId()) {
-        auto it = baseTags_.find(tagKey(value, target, componentIndex));
+        auto it = baseTags_.find(BaseKey{value, target, componentIndex});
         if (it != baseTags_.end())
             return it->second;
     }

@@ -6,6 +6,7 @@
 #include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,7 +17,8 @@ namespace btforge::ir {
 
 class BTFORGE_API FunctionAppender {
 public:
-    // Indexes the FUNC_PROTOs the graph and its base already have, so they are reused.
+    // Indexes the FUNC_PROTOs the graph and its base already have, so they are reused, and the
+    // base's FUNCs and DECL_TAGs.
     explicit FunctionAppender(TypeGraph& graph);
 
     // The id of a FUNC_PROTO with this prototype (parameter names included), added if new.
@@ -28,16 +30,25 @@ public:
     TypeId addTag(std::string_view value, TypeId target, int32_t componentIndex);
 
 private:
+    // A base FUNC (name, prototype, linkage) or DECL_TAG (value, target, component): the fields
+    // libbpf's dedup compares. Names are views into the base's strings: no copy per base type.
+    struct BaseKey {
+        std::string_view name;
+        TypeId target;
+        int64_t detail;
+        bool operator==(const BaseKey&) const = default;
+    };
+    struct BaseKeyHash {
+        size_t operator()(const BaseKey& key) const;
+    };
+
     std::string key(TypeId returnType, std::span<const Param> params) const;
-    void indexBase();
 
     TypeGraph& graph_;
     std::unordered_map<std::string, TypeId> protos_;
-    // The base's FUNCs by name, prototype and linkage, and its DECL_TAGs by value, target and
-    // component; indexed on first use.
-    std::unordered_map<std::string, TypeId> baseFunctions_;
-    std::unordered_map<std::string, TypeId> baseTags_;
-    bool baseIndexed_ = false;
+    // The base's FUNCs without address, and its DECL_TAGs.
+    std::unordered_map<BaseKey, TypeId, BaseKeyHash> baseFunctions_;
+    std::unordered_map<BaseKey, TypeId, BaseKeyHash> baseTags_;
 };
 
 } // namespace btforge::ir
