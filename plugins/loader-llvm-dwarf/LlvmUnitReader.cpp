@@ -238,7 +238,12 @@ struct AttributeDecoder {
         std::optional<uint64_t> offset = value.getRawUValue();
         if (form == dw::DW_FORM_loclistx)
             offset = llvmUnit.getLoclistOffset(static_cast<uint32_t>(value.getRawUValue()));
-        if (!offset)
+        // LLVM looks the first entry's relocation up before it checks the offset, and an offset
+        // of ~0 (its hash map's empty key) finds an uninitialised entry.
+        const llvm::DWARFObject& object = reader.dwarfObject();
+        const llvm::DWARFSection& lists =
+            llvmUnit.getVersion() >= 5 ? object.getLoclistsSection() : object.getLocSection();
+        if (!offset || *offset >= lists.Data.size())
             return;
         auto visited = llvmUnit.getLocationTable().visitLocationList(
             &*offset, [&](const llvm::DWARFLocationEntry& entry) {
@@ -716,10 +721,18 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
         // Parsed here, once: LLVM parses abbreviations lazily into state all units share.
         unit->getAbbreviations();
         DWARFDie root = unit->getUnitDIE(/*ExtractUnitDIEOnly=*/true);
-        if (!sink.message().empty() || !root)
+        auto unitError = [&](const std::string& what) {
             return Error::badInput(path_ + ": unit " + hex(joinedOffset(bias, unit->getOffset())) +
-                                   sectionName(bias) + ": " +
-                                   (sink.message().empty() ? "no unit DIE" : sink.message()));
+                                   sectionName(bias) + ": " + what);
+        };
+        if (!sink.message().empty() || !root)
+            return unitError(sink.message().empty() ? "no unit DIE" : sink.message());
+        // LLVM reads address n at base + n * size after checking only that this sum, which can
+        // wrap, ends inside .debug_addr; a wrapped offset of ~0 finds an uninitialised relocation.
+        const uint64_t addrSize = context_->getDWARFObj().getAddrSection().Data.size();
+        if (auto base = unit->getAddrOffsetSectionBase(); base && *base > addrSize)
+            return unitError("DW_AT_addr_base " + hex(*base) + " is past the end of .debug_addr (" +
+                             std::to_string(addrSize) + " bytes)");
         uint8_t type = unit->getUnitType();
         auto tag = root.getTag();
         // DWARF 4 has no unit types in headers: partial units are known by their DIE.

@@ -128,4 +128,35 @@ for input in "$program" "$program.o"; do
         esac
     done
 done
+# Relocations that make a unit's offsets into other sections (DW_AT_addr_base, location and
+# range lists, ...) ~0 and ~0 - 1, the keys LLVM's relocation map reserves: DWARF64 objects,
+# where those offsets have 8 bytes, from gcc (DWARF 4) and clang (DWARF 5).
+cat > "$work/offsets.c" << 'SOURCE'
+int counter;
+static int step(int x) { return x * 3 + counter; }
+int run(int n) { int s = 0; for (int i = 0; i < n; i++) s += step(i) * counter; return s; }
+SOURCE
+for compiler in gcc:4 clang-19:5; do
+    cc=${compiler%:*} version=${compiler#*:}
+    command -v "$cc" > /dev/null || continue
+    object=$work/offsets-$cc.o
+    "$cc" -g -gdwarf-"$version" -gdwarf64 -O2 -c "$work/offsets.c" -o "$object" ||
+        fail "$cc -gdwarf64 does not build"
+    patched=0
+    while read -r index; do
+        for value in 0xffffffffffffffff 0xfffffffffffffffe; do
+            v=$(variant "$object" "offsets-$cc-reloc-$index-$value.o")
+            "$DWARF_PATCH" "$v" addend .rela.debug_info "$index" "$value"
+            check "$v" any
+            patched=$((patched + 1))
+        done
+    done < <(readelf -r -W "$object" | awk '
+        /^Relocation section/ { inside = $3 == "\x27.rela.debug_info\x27"; n = 0; next }
+        inside && /^[0-9a-f]+ / {
+            if ($5 ~ /^\.debug_(abbrev|addr|line|loc|loclists|ranges|rnglists|str_offsets)$/)
+                print n
+            n++
+        }')
+    [ "$patched" -gt 0 ] || fail "$cc: no relocation into another DWARF section to patch"
+done
 echo "$rejected broken inputs rejected cleanly, $accepted still readable and accepted"

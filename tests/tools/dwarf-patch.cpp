@@ -4,6 +4,7 @@
 //   unit-length                the first .debug_info unit claims more bytes than the section has
 //   form TAG FORM              the first abbreviation of tag TAG: its first attribute gets FORM
 //   garbage SECTION KEEP SEED  every byte of SECTION after the first KEEP is random
+//   addend SECTION INDEX VALUE the addend of relocation INDEX in the RELA section SECTION
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -104,7 +105,7 @@ size_t formOffset(const std::vector<uint8_t>& elf, const Section& abbrev, uint64
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: dwarf-patch FILE truncate|unit-length|form|garbage ...\n");
+        std::fprintf(stderr, "usage: dwarf-patch FILE truncate|unit-length|form|garbage|addend ...\n");
         return 2;
     }
     const std::string path = argv[1];
@@ -134,6 +135,12 @@ int main(int argc, char** argv) {
         std::mt19937_64 rng(number(5));
         for (uint64_t i = number(4); i < s.size; ++i)
             store<uint8_t>(elf, s.offset + i, static_cast<uint8_t>(rng()));
+    } else if (command == "addend" && argc == 6) {
+        Section s = findSection(elf, argv[3]);
+        constexpr uint64_t kRelaSize = 24; // Elf64_Rela: offset, info, addend
+        if (number(4) >= s.size / kRelaSize)
+            fail("no relocation " + std::to_string(number(4)) + " in " + argv[3]);
+        store<uint64_t>(elf, s.offset + number(4) * kRelaSize + 16, number(5));
     } else {
         fail("bad arguments for " + std::string(command));
     }
