@@ -61,8 +61,13 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
                 entry.isDeclaration = t.values.empty();
             }
         });
-        if (entry.isDeclaration && !isOwn(id))
-            continue; // the base is final: its declarations stay
+        // The base is final: its declarations stay, and a definition a unit adds for one of its
+        // structs or unions makes the base's types using it differ from the unit's (libbpf's
+        // dedup too). But libbpf takes an enum declaration as compatible with any definition of
+        // its name and size: a unit's types using the definition join the base's using the
+        // declaration, while the definition stays the unit's (see finish()).
+        if (entry.isDeclaration && !isOwn(id) && entry.family != Kind::Enum)
+            continue;
         // Own names were interned, so a name has one id, unless the base (read from BTF as it
         // was) spells it at two offsets: base names take the id interning would give them.
         if (!isOwn(id))
@@ -294,6 +299,86 @@ uint32_t GraphMerger::State::refine(std::span<const TypeId> named, std::vector<N
     return blocks;
 }
 
+// libbpf's dedup matches structs and unions by walking them, where a base enum declaration
+// equals a unit's definition of its name, but other types by the ids they name, where the two
+// differ: a unit's pointer, qualifier, typedef, array or prototype that reaches such a definition
+// through types of those kinds stays the unit's, even where its twin in the base is otherwise
+// equal (kvm.ko's copy of a function pointer type of vmlinux's struct kvm_x86_ops, whose
+// `enum x86_intercept_stage` vmlinux only declares). Such types leave their base class for
+// classes of their own, alike ones together. Returns the number of classes.
+uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& block,
+                                                      std::span<const uint8_t> resolved,
+                                                      uint32_t classes) const {
+    std::vector<uint8_t> joinedEnum(classes, 0), inBase(classes, 0);
+    bool any = false;
+    for (TypeId id = 1; id < firstOwn; ++id) {
+        if (isHidden(id))
+            continue;
+        if (!resolved[id])
+            inBase[block[id]] = 1;
+        else if (merged.kind(id) == Kind::Enum || merged.kind(id) == Kind::Enum64)
+            joinedEnum[block[id]] = 1;
+        any = true;
+    }
+    if (!any)
+        return classes;
+    auto comparedByIds = [&](TypeId id) {
+        switch (merged.kind(id)) {
+        case Kind::Ptr:
+        case Kind::Array:
+        case Kind::Typedef:
+        case Kind::Volatile:
+        case Kind::Const:
+        case Kind::Restrict:
+        case Kind::Func:
+        case Kind::FuncProto:
+        case Kind::DeclTag:
+        case Kind::TypeTag:
+            return true;
+        default:
+            return false;
+        }
+    };
+    // Such types form no cycle (one goes through a struct or union): new classes are made
+    // depth first, by the old class and the classes of what the type names.
+    const TypeId end = merged.endId();
+    std::vector<uint8_t> state(end, 0); // 1: being visited, 2: done
+    std::map<std::vector<uint32_t>, uint32_t> split;
+    std::vector<std::pair<TypeId, size_t>> stack;
+    for (TypeId root = firstOwn; root < end; ++root) {
+        if (state[root] || isHidden(root) || !comparedByIds(root) || !inBase[block[root]])
+            continue;
+        stack.assign(1, {root, 0});
+        state[root] = 1;
+        while (!stack.empty()) {
+            auto& [id, next] = stack.back();
+            auto refs = world.refs(id);
+            if (next < refs.size()) {
+                const TypeId ref = refs[next++];
+                if (ref >= firstOwn && !state[ref] && !isHidden(ref) && comparedByIds(ref) &&
+                    inBase[block[ref]]) {
+                    state[ref] = 1;
+                    stack.emplace_back(ref, 0);
+                }
+                continue;
+            }
+            std::vector<uint32_t> key{block[id]};
+            bool reaches = false;
+            for (TypeId ref : refs) {
+                reaches |= joinedEnum[block[ref]] || (ref >= firstOwn && block[ref] >= classes);
+                key.push_back(block[ref]);
+            }
+            state[id] = 2;
+            const TypeId done = id;
+            stack.pop_back();
+            if (reaches)
+                block[done] =
+                    split.try_emplace(std::move(key), classes + split.size()).first->second;
+        }
+    }
+    return classes + static_cast<uint32_t>(split.size());
+}
+
 GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     // Give back what only merging needed before the partition allocates.
     release(index);
@@ -307,14 +392,16 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     const TypeId end = merged.endId();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;
-    const uint32_t classes = partition(block, resolved, tasks);
+    const uint32_t classes =
+        splitEnumDeclarationUses(block, resolved, partition(block, resolved, tasks));
     release(world);
 
     // A class holding a base type is that type; the others become new types, ordered by the
     // first unit type any of their members (resolved declarations included) stood for.
+    // A base enum declaration that joined a unit's definition leaves that class to the unit.
     std::vector<TypeId> finalOf(classes, kUnmapped);
     for (TypeId id = 0; id < firstOwn; ++id) {
-        if (!isHidden(id))
+        if (!isHidden(id) && !resolved[id])
             finalOf[block[id]] = id;
     }
     std::vector<uint64_t> classKey(classes, UINT64_MAX);

@@ -82,6 +82,8 @@ struct GraphMerger::State {
                     plugin::TaskRunner* tasks);
     bool addContextualGroups(std::span<const uint32_t> block, std::vector<ir::TypeId>& named,
                              std::vector<NameGroup>& groups) const;
+    uint32_t splitEnumDeclarationUses(std::vector<uint32_t>& block,
+                                      std::span<const uint8_t> resolved, uint32_t classes) const;
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(ir::TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
 

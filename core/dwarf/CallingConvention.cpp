@@ -73,15 +73,10 @@ int ArgumentRegisters::next(const ArgumentShape& argument) {
         return kNotInRegister;
 
     uint64_t size = argument.size;
-    if (argument.isAggregate) {
-        bool inRegisters = size <= cc_.aggregateInRegistersMax;
-        if (cc_.aggregatesOfScalarSizeOnly)
-            inRegisters = size == 1 || size == 2 || size == 4 || size == 8;
-        if (!inRegisters) {
-            if (!cc_.largeAggregatesByReference)
-                return kNotInRegister; // in memory: takes no register
-            size = cc_.registerSize;   // a pointer to a copy
-        }
+    if (argument.isAggregate && !aggregateInRegisters(argument)) {
+        if (!cc_.largeAggregatesByReference)
+            return kNotInRegister; // in memory: takes no register
+        size = cc_.registerSize;   // a pointer to a copy
     }
     if (size == 0) { // an incomplete type: the model cannot tell what it takes
         lost_ = true;
@@ -100,6 +95,17 @@ int ArgumentRegisters::next(const ArgumentShape& argument) {
     slot_ = first + needed;
     // A floating-point value that takes a slot still arrives in a floating-point register.
     return argument.isFloat ? kNotInRegister : cc_.argumentRegisters[first];
+}
+
+bool ArgumentRegisters::passesInMemory(const ArgumentShape& argument) const {
+    return !lost_ && slot_ < cc_.argumentRegisters.size() && argument.isAggregate &&
+           argument.size > 0 && !aggregateInRegisters(argument) && !cc_.largeAggregatesByReference;
+}
+
+bool ArgumentRegisters::aggregateInRegisters(const ArgumentShape& argument) const {
+    if (cc_.aggregatesOfScalarSizeOnly)
+        return argument.size == 1 || argument.size == 2 || argument.size == 4 || argument.size == 8;
+    return argument.size <= cc_.aggregateInRegistersMax;
 }
 
 } // namespace btforge::dwarf

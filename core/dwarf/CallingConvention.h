@@ -49,8 +49,15 @@ public:
     explicit ArgumentRegisters(const CallingConvention& convention) : cc_(convention) {}
     // The DWARF register the next argument (its first part) arrives in, or kNotInRegister.
     int next(const ArgumentShape& argument);
+    // Whether the next argument is an aggregate the convention passes in memory while argument
+    // registers remain: it takes none, so the arguments after it arrive a register earlier
+    // than in BPF's model of a function, which gives every argument a register in turn.
+    bool passesInMemory(const ArgumentShape& argument) const;
 
 private:
+    // Whether an aggregate of this shape travels in argument registers.
+    bool aggregateInRegisters(const ArgumentShape& argument) const;
+
     const CallingConvention& cc_;
     size_t slot_ = 0;
     bool lost_ = false; // an argument the model cannot place: later ones are not checked

@@ -166,8 +166,13 @@ public:
         else if (!difference.empty() && features_.has(Feature::ConsistentFunc)) {
             d.skipReason = "inconsistent prototype";
             d.detail = std::move(difference);
-        } else if (facts & kFunctionUnexpectedRegister)
+        } else if (facts & kFunctionUnexpectedRegister) {
             d.skipReason = "unexpected register usage for parameter";
+            for (size_t k : members) {
+                if (d.detail.empty())
+                    d.detail = shiftedParameters(functions[group[k]]);
+            }
+        }
         if (d.skipReason.empty()) {
             d.chosen = &chosen;
             // The symbol's own name, so the FUNC names what the symbol table (kallsyms) has.
@@ -193,6 +198,19 @@ private:
                " in no register at entry of " +
                (symbol.empty() ? "code marked DW_CC_nocall" : std::string(symbol)) + " (DIE " +
                hex(f.die) + ")";
+    }
+
+    // The aggregate passed in memory that moves the parameters after it, if any.
+    std::string shiftedParameters(const FunctionObservation& f) const {
+        auto params = obs_.paramsOf(f);
+        for (size_t i = 0; i < params.size(); ++i) {
+            if (params[i].facts & kParamShiftsLaterOnes)
+                return "parameter " + std::to_string(i) + " '" + std::string(params[i].name) +
+                       "' is an aggregate passed in memory: the ones after it arrive a "
+                       "register earlier than BPF's model expects (DIE " +
+                       hex(f.die) + ")";
+        }
+        return {};
     }
 
     const ir::TypeGraph& graph_;

@@ -674,6 +674,8 @@ private:
         size_t lastArriving = 0; // declared position
         bool anyAggregate = false;
         bool anyUnexpected = false;
+        size_t inMemory = params.size(); // the first aggregate passed in memory, if any
+        bool shifted = false;
         for (size_t p = 0; p < params.size(); ++p) {
             const Die& param = unit_.dies[params[p]];
             const Die* origin = dieAt(param.abstractOrigin);
@@ -697,7 +699,11 @@ private:
                     fo.facts |= kFunctionReorderedParams;
             }
             const int reg = param.has(kHasLocation) ? argumentRegister(param) : -1;
+            if (registers && inMemory == params.size() && registers->passesInMemory(shape))
+                inMemory = p;
             int expected = registers ? registers->next(shape) : ArgumentRegisters::kNotInRegister;
+            if (inMemory < p && reg >= 0 && expected != ArgumentRegisters::kNotInRegister)
+                shifted = true;
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
             } else if (expected != ArgumentRegisters::kNotInRegister) {
@@ -731,8 +737,14 @@ private:
         // An aggregate argument shifts what follows in ways the register model does not
         // follow closely enough (classification by member types, alignment); but where clang
         // says it changed the convention (DW_CC_nocall), an unexpected register is that change.
+        // One passed in memory shifts the later ones for certain: BPF's model, one register
+        // per argument in turn, would read each of them from the wrong register.
         if (anyUnexpected && (!anyAggregate || (fo.facts & kFunctionNoCall)))
             fo.facts |= kFunctionUnexpectedRegister;
+        if (shifted) {
+            fo.facts |= kFunctionUnexpectedRegister;
+            obs.params[fo.paramFirst + inMemory].facts |= kParamShiftsLaterOnes;
+        }
         if (trueSignatureKnown)
             fo.facts |= kFunctionTrueSignatureKnown;
         fo.paramCount = static_cast<uint32_t>(obs.params.size()) - fo.paramFirst;

@@ -3,7 +3,11 @@
 # optimizer moved, built at test time for TARGET (x86_64 or aarch64): a clang-19 program like
 # upstream pahole's tests/clang_parm_optimized.sh (foo's 'c' moves into 'b's register, which
 # clang 19 marks DW_CC_nocall) and, on x86_64, a gcc -O2 program whose static functions become
-# .constprop clones without some of their parameters (gcc_true_signatures.sh's idea).
+# .constprop clones without some of their parameters (gcc_true_signatures.sh's idea), also for
+# aarch64 with Debian's cross gcc. Both programs have an external function whose unused middle
+# parameter callers still pass (it keeps its FUNC) and one taking a union larger than 16 bytes
+# by value (in memory on x86-64, so later arguments arrive a register earlier than BPF's model
+# of one register per argument expects: no FUNC; by reference on aarch64: kept).
 # The oracle is the DWARF as llvm-dwarfdump reads it and the target's calling convention: a
 # function whose parameters do not all arrive where the convention puts them gets no FUNC by
 # default (with its reason in --report-skipped and pahole's --verbose line); with true_signature,
@@ -40,10 +44,23 @@ __attribute__((noinline)) static int bar(int a, int b, int c)
 {
 	return a * b - c;
 }
+/* External, so its convention stays: 'unused' has no location but callers still pass it. */
+__attribute__((noinline)) int unused_middle(int a, int unused, int c)
+{
+	return a * c;
+}
+/* 28 bytes by value: in memory on x86-64, where 'port' then arrives in the 3rd register and
+   BPF's model (one register per argument) would read the 4th; by reference on arm64. */
+union address { int v4; unsigned char v6[28]; };
+__attribute__((noinline)) int by_value(void *p, long n, union address ip, int port)
+{
+	return ip.v4 + port + (int)n + (p != 0);
+}
 int a, b, c;
+union address ip;
 int main(void)
 {
-	return foo(a, b, c) + bar(a, b, c);
+	return foo(a, b, c) + bar(a, b, c) + unused_middle(a, b, c) + by_value(&a, b, ip, c);
 }
 EOF
 cat > "$work/clones.c" << 'EOF'
@@ -67,13 +84,27 @@ __attribute__((noinline)) static long field(struct t *p)
 {
 	return p->a * 3;
 }
+/* External: callers pass 'unused' in its register, though the code never reads it. */
+__attribute__((noinline)) long unused_middle(struct t *a, int unused, struct t *d)
+{
+	return a->a - d->a;
+}
+/* 32 bytes by value: in memory on x86-64 ('n' then arrives where BPF's model looks for the
+   union), by reference on arm64. */
+union wide { long l[4]; char c[32]; };
+__attribute__((noinline)) long by_value(struct t *a, union wide w, long n)
+{
+	return a->a + w.l[1] + n;
+}
 struct t p1, p2;
+union wide w;
 int v;
 int main(void)
 {
 	p1.a = p2.pad[1];
 	return !!last(&p1, &p2, 1) + !!middle(&p1, v, &p2) + !!middle(&p2, v + 1, &p1) +
-	       (int)field(&p1) + (int)field(&p2);
+	       (int)field(&p1) + (int)field(&p2) + (int)unused_middle(&p1, v, &p2) +
+	       (int)by_value(&p2, w, v);
 }
 EOF
 
@@ -211,19 +242,23 @@ check() {
 
 if [ "$target" = x86_64 ]; then
     "${clang[@]}" -o "$work/moved" "$work/moved.c"
-    check moved "$work/moved" foo bar
+    check moved "$work/moved" foo bar unused_middle by_value
     # clang 14 moves the same argument without saying so (no DW_CC_nocall).
     if command -v clang-14 > /dev/null; then
         clang-14 -O2 -g -o "$work/moved14" "$work/moved.c"
-        check moved14 "$work/moved14" foo bar
+        check moved14 "$work/moved14" foo bar unused_middle by_value
     fi
     if command -v gcc > /dev/null; then
         gcc -O2 -g -o "$work/clones" "$work/clones.c"
-        check clones "$work/clones" last middle field tar
+        check clones "$work/clones" last middle field tar unused_middle by_value
     fi
 else
     "${clang[@]}" -o "$work/moved.o" "$work/moved.c"
-    check moved "$work/moved.o" foo bar
+    check moved "$work/moved.o" foo bar unused_middle by_value
+    if command -v aarch64-linux-gnu-gcc > /dev/null; then
+        aarch64-linux-gnu-gcc -O2 -g -c -o "$work/clones.o" "$work/clones.c"
+        check clones "$work/clones.o" last middle field tar unused_middle by_value
+    fi
 fi
 [ ${#problems[@]} -eq 0 ] || fail "${#problems[@]} check(s) failed (listed above)"
 echo "PASS: function-signatures $target"

@@ -105,7 +105,8 @@ size_t formOffset(const std::vector<uint8_t>& elf, const Section& abbrev, uint64
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: dwarf-patch FILE truncate|unit-length|form|garbage|addend ...\n");
+        std::fprintf(stderr,
+                     "usage: dwarf-patch FILE truncate|unit-length|form|garbage|addend ...\n");
         return 2;
     }
     const std::string path = argv[1];
