@@ -43,7 +43,9 @@ po::options_description globalOptions() {
         "worker threads, 1 to 1024 (default, or 0: one per CPU)")(
         "stream-limit", po::value<std::string>(),
         "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
-        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr");
+        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
+        "stats", "after the run, print on stderr the wall and CPU time of each phase, the serial "
+                 "fraction, the peak memory and counts (units, DIEs, types)");
     return d;
 }
 
@@ -350,6 +352,7 @@ Expected<Command> parse(int argc, const char* const* argv) {
         command.global.streamLimit = *limit;
     }
     command.global.quiet = vm.count("quiet") > 0;
+    command.global.stats = vm.count("stats") > 0;
 
     if (!vm.count("command")) {
         if (vm.count("version")) {

@@ -18,6 +18,7 @@ struct GlobalOptions {
     unsigned jobs = 0;                      // 0: one per CPU
     std::optional<uint64_t> streamLimit;
     bool quiet = false;
+    bool stats = false; // --stats
 };
 
 struct ConvertCommand {

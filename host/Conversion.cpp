@@ -372,6 +372,7 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
     plugin::EmitRequest emit{request.output, (*emitterPlugin)->options};
     Expected<void> written;
     const bool distill = distillsBase(*graph, request, session);
+    plugin::PhaseTimer writing(session.stats, plugin::phase::kWrite);
     if (request.intoElf) {
         if (!distill && elf::hasSection((*input)->bytes(), ".BTF.base"))
             session.diagnostics.warning(request.source.input +
@@ -435,12 +436,15 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         session.diagnostics.warning(source.input + ": INPUT is also its base (-B): its types are "
                                                    "the base's, so the split BTF has few or none");
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
+        std::optional<plugin::PhaseTimer> timer(std::in_place, session.stats, plugin::phase::kBase);
         auto base = loadBase(registry, *basePath, session);
+        timer.reset();
         if (!base)
             return std::move(base).error();
         load.base = std::move(*base);
         load.basePath = *basePath;
     }
+    plugin::PhaseTimer timer(session.stats, plugin::phase::kLoad);
     return (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
 }
 

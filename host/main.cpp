@@ -1,6 +1,7 @@
 // btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
 #include "Cli.h"
 #include "PluginRegistry.h"
+#include "RunStats.h"
 #include "StandardOutput.h"
 #include "TerminalProgress.h"
 #include "ThreadPoolRunner.h"
@@ -64,6 +65,7 @@ int listPlugins(const PluginRegistry& registry) {
 }
 
 int run(int argc, char** argv) {
+    RunStats stats; // times from here
     auto command = parseCommandLine(argc, argv);
     if (!command)
         return report(command.error());
@@ -101,10 +103,16 @@ int run(int argc, char** argv) {
             return report(applied.error());
     }
     plugin::Session session{tasks, progress, diagnostics, options};
+    if (command->global.stats) {
+        session.stats = &stats;
+        stats.startUpDone();
+    }
 
     if (convert) {
         if (auto done = runConversion(registry, convert->request, session); !done)
             return report(done.error());
+        if (command->global.stats)
+            stats.print(std::cerr, convert->request.source.input);
         return 0;
     }
     auto& diff = std::get<DiffCommand>(command->action);

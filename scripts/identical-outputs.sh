@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # identical-outputs.sh BTFORGE OUTDIR: what a refactoring must leave byte-identical.
 # Runs BTFORGE (a built bin/btforge) on the cached Debian kernels (scripts/fetch-debian-kernel.sh:
-# vmlinux at -j1 and -j2, its modules over it, the func-addr form; arm64, s390x, armhf and i386
-# vmlinux and modules) and on the test program cross-compiled for several targets by gcc and
+# vmlinux at -j1, -j2 and -j16, its modules over it at each, the func-addr form; arm64, s390x,
+# armhf and i386 vmlinux and modules) and on the test program cross-compiled for several targets by gcc and
 # clang (built once into $BTFORGE_CACHE/identical-inputs), and writes OUTDIR/SHA256SUMS.
 # Compare two trees' outputs with: diff OUT_BEFORE/SHA256SUMS OUT_AFTER/SHA256SUMS
 # Inputs missing from the cache are listed as "missing" (fetch them first to compare them).
@@ -34,6 +34,7 @@ for kernel in "$cache"/debian-6.1.0-*; do
     case "$arch" in
     *cloud-amd64)
         run "$arch.vmlinux.j1.btf" convert "$kernel/vmlinux" -j 1
+        run "$arch.vmlinux.j16.btf" convert "$kernel/vmlinux" -j 16
         run "$arch.vmlinux.func-addr.btf" convert "$kernel/vmlinux" -t btf-func-addr -j 2
         run "$arch.vmlinux.layout.btf" convert "$kernel/vmlinux" --features default,layout -j 2
         ;;
@@ -41,6 +42,11 @@ for kernel in "$cache"/debian-6.1.0-*; do
     for module in "$kernel"/modules/*.ko; do
         [ -f "$module" ] || continue
         run "$arch.$(basename "$module" .ko).btf" convert "$module" -B "$out/$arch.vmlinux.j2.btf" -j 2
+        # The same at -j1 and -j16: the same bytes whatever the workers (compare within a tree).
+        for jobs in 1 16; do
+            run "$arch.$(basename "$module" .ko).j$jobs.btf" convert "$module" \
+                -B "$out/$arch.vmlinux.j2.btf" -j "$jobs"
+        done
     done
 done
 ls -d "$cache"/debian-6.1.0-* > /dev/null 2>&1 || echo "missing: Debian kernels in $cache" >> "$sums"

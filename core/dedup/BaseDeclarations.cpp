@@ -1,6 +1,7 @@
 #include "BaseDeclarations.h"
 
 #include "dedup/GraphMerger.h"
+#include "support/Hash.h"
 
 namespace btforge::dedup {
 
@@ -12,13 +13,13 @@ BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base) {
         if (base.name(id).empty())
             continue;
         if (kind == ir::Kind::Fwd) {
-            declarations_.try_emplace(key(base.getAs<ir::FwdType>(id).isUnion, base.name(id)), id);
+            declarations_.try_emplace(Key{base.getAs<ir::FwdType>(id).isUnion, base.name(id)}, id);
             continue;
         }
         if (kind != ir::Kind::Struct && kind != ir::Kind::Union)
             continue;
         auto [it, added] =
-            definitions_.try_emplace(key(kind == ir::Kind::Union, base.name(id)), id);
+            definitions_.try_emplace(Key{kind == ir::Kind::Union, base.name(id)}, id);
         if (!added)
             it->second = ir::kVoidType; // two of one name: the declaration stays
     }
@@ -26,8 +27,8 @@ BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base) {
                   [&](const auto& entry) { return definitions_.contains(entry.first); });
 }
 
-std::string BaseDeclarations::key(bool isUnion, std::string_view name) {
-    return (isUnion ? "u:" : "s:") + std::string(name);
+size_t BaseDeclarations::KeyHash::operator()(const Key& key) const {
+    return hashing::combineText(key.isUnion, key.name);
 }
 
 void BaseDeclarations::resolveDeclarations(const ir::TypeGraph& unit,
@@ -38,7 +39,7 @@ void BaseDeclarations::resolveDeclarations(const ir::TypeGraph& unit,
     for (TypeId id = 1; id < unit.endId(); ++id) {
         if (unit.kind(id) != ir::Kind::Fwd || preMapped[id - 1] != kNotPreMapped)
             continue;
-        auto it = definitions_.find(key(unit.getAs<ir::FwdType>(id).isUnion, unit.name(id)));
+        auto it = definitions_.find(Key{unit.getAs<ir::FwdType>(id).isUnion, unit.name(id)});
         if (it == definitions_.end() || it->second == ir::kVoidType)
             continue;
         placeholders.push_back(id);
@@ -57,7 +58,7 @@ void BaseDeclarations::referToDeclarations(ir::TypeGraph& unit, std::vector<Type
         if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || unit.name(id).empty())
             continue;
         const bool isUnion = kind == ir::Kind::Union;
-        auto it = declarations_.find(key(isUnion, unit.name(id)));
+        auto it = declarations_.find(Key{isUnion, unit.name(id)});
         if (it == declarations_.end())
             continue;
         const TypeId declaration = unit.add(ir::FwdType{unit.nameId(id), isUnion});

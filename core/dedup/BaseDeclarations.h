@@ -6,7 +6,6 @@
 
 #include "btforge/ir/TypeGraph.h"
 
-#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -32,12 +31,20 @@ public:
                              std::vector<ir::TypeId>& placeholders) const;
 
 private:
-    static std::string key(bool isUnion, std::string_view name);
+    // Struct or union, and the name: views into the base's strings, which outlive this.
+    struct Key {
+        bool isUnion;
+        std::string_view name;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        size_t operator()(const Key& key) const;
+    };
 
     // Base STRUCTs and UNIONs by key; void where the base has several of one name.
-    std::unordered_map<std::string, ir::TypeId> definitions_;
+    std::unordered_map<Key, ir::TypeId, KeyHash> definitions_;
     // Base FWDs of names the base defines nowhere, by key.
-    std::unordered_map<std::string, ir::TypeId> declarations_;
+    std::unordered_map<Key, ir::TypeId, KeyHash> declarations_;
 };
 
 } // namespace btforge::dedup

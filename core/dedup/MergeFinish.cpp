@@ -314,11 +314,12 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
     for (TypeId id = 1; id < firstOwn; ++id) {
         if (isHidden(id))
             continue;
-        if (!resolved[id])
+        if (!resolved[id]) {
             inBase[block[id]] = 1;
-        else if (merged.kind(id) == Kind::Enum || merged.kind(id) == Kind::Enum64)
+        } else if (merged.kind(id) == Kind::Enum || merged.kind(id) == Kind::Enum64) {
             joinedEnum[block[id]] = 1;
-        any = true;
+            any = true;
+        }
     }
     if (!any)
         return classes;
@@ -365,7 +366,8 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
             std::vector<uint32_t> key{block[id]};
             bool reaches = false;
             for (TypeId ref : refs) {
-                reaches |= joinedEnum[block[ref]] || (ref >= firstOwn && block[ref] >= classes);
+                // Past `classes`: a type split off already, which reaches such a definition.
+                reaches |= block[ref] >= classes || joinedEnum[block[ref]];
                 key.push_back(block[ref]);
             }
             state[id] = 2;
@@ -384,6 +386,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     release(index);
     release(roundMemo);
     release(roundMemoDone);
+    release(baseRoundMemo);
     release(map);
     release(tentative);
     release(unmatchable);

@@ -14,6 +14,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -99,9 +100,11 @@ struct GraphMerger::State {
     // partition read. References are canonical, base types' included.
     RefGraph world;
 
-    // Per-round hashes of world types, for placeholders; filled on demand.
-    std::vector<uint64_t> roundMemo;     // (kMatchRounds + 1) per id
-    std::vector<uint16_t> roundMemoDone; // bit r: round r of that id is in roundMemo
+    // Per-round hashes of world types, for placeholders; filled on demand. Own types densely;
+    // base types, of which a unit over a base reaches few, by (id, round).
+    std::vector<uint64_t> roundMemo;     // (kMatchRounds + 1) per own id
+    std::vector<uint32_t> roundMemoDone; // bit r: round r of that own id is in roundMemo
+    std::unordered_map<uint64_t, uint64_t> baseRoundMemo;
 
     // merge() scratch, by unit type id; kept across units so merging does not allocate.
     std::vector<ir::TypeId> map;       // committed: merged id, or kUnmapped

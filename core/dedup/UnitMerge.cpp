@@ -110,19 +110,30 @@ void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
 // the round.
 uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
     constexpr size_t kStride = detail::kMatchRounds + 1;
-    if (roundMemoDone.size() < merged.endId()) {
-        roundMemoDone.resize(merged.endId(), 0);
-        roundMemo.resize(size_t{merged.endId()} * kStride);
+    const uint64_t key = uint64_t{id} * kStride + round;
+    const size_t own = id - firstOwn;
+    if (!isOwn(id)) {
+        if (auto it = baseRoundMemo.find(key); it != baseRoundMemo.end())
+            return it->second;
+    } else {
+        if (roundMemoDone.size() <= own) {
+            roundMemoDone.resize(merged.endId() - firstOwn, 0);
+            roundMemo.resize(size_t{merged.endId() - firstOwn} * kStride);
+        }
+        if (roundMemoDone[own] >> round & 1)
+            return roundMemo[own * kStride + round];
     }
-    if (roundMemoDone[id] >> round & 1)
-        return roundMemo[id * kStride + round];
     uint64_t hash = world.label(id).first;
     if (round > 0) {
         for (TypeId ref : world.refs(id))
             hash = hashing::combine(hash, worldRound(ref, round - 1));
     }
-    roundMemo[id * kStride + round] = hash;
-    roundMemoDone[id] |= static_cast<uint16_t>(1u << round);
+    if (!isOwn(id)) {
+        baseRoundMemo.emplace(key, hash);
+    } else {
+        roundMemo[own * kStride + round] = hash;
+        roundMemoDone[own] |= 1u << round;
+    }
     return hash;
 }
 

@@ -7,6 +7,7 @@
 #include "dedup/GraphMerger.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <dwarf.h>
 #include <map>
@@ -19,6 +20,9 @@ namespace btforge::dwarf {
 namespace {
 
 using ir::TypeId;
+
+// Units are read, mapped and merged by workers side by side: each times its own CPU.
+constexpr auto kWorker = plugin::PhaseTimer::Scope::Thread;
 
 // A base written by an encoder that nests arrays has an ARRAY of ARRAY; one that flattens has none
 // (and a base without multi-dimensional arrays says nothing: flatten, as pahole, whose kernels
@@ -57,6 +61,7 @@ public:
             (reader_.isPartialUnit(i) ? partial : complete).push_back(i);
 
         session_.progress.begin("reading DWARF units", reader_.unitCount());
+        const auto start = std::chrono::steady_clock::now();
         // Partial and type units first: complete units refer into them.
         processPartialUnits(partial);
         UnitDies scratch;
@@ -69,8 +74,18 @@ public:
             for (size_t i : complete) // appending keeps input order only when serial
                 processUnit(i, scratch);
         }
-        mergeQueued(true); // what a spuriously failed try_lock left
+        {
+            plugin::PhaseTimer merging(session_.stats, plugin::phase::kMerge, kWorker);
+            mergeQueued(true); // what a spuriously failed try_lock left
+        }
         session_.progress.end();
+        if (plugin::Stats* stats = session_.stats) {
+            // Workers' CPU is counted in the phases they ran; this is the stretch's wall time.
+            stats->addTime(
+                plugin::phase::kUnits,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0);
+            stats->addCount("units", reader_.unitCount());
+        }
         for (auto& error : errors_) {
             if (error)
                 return std::move(*error); // the first failing unit in input order
@@ -89,7 +104,7 @@ private:
     }
 
     void processUnit(size_t index, UnitDies& dies) {
-        if (auto read = reader_.readUnit(index, dies); !read) {
+        if (auto read = readUnit(index, dies); !read) {
             errors_[index] = std::move(read).error();
             session_.progress.advance(1);
             return;
@@ -100,7 +115,7 @@ private:
         } else {
             // Most definitions are of static inline functions with no symbol: nothing can
             // attach to them, so they are not observed at all.
-            MappedUnit mapped = mapUnit(dies, static_cast<uint32_t>(index), rules_);
+            MappedUnit mapped = timedMapUnit(dies, static_cast<uint32_t>(index), rules_);
             reader_.releaseUnit(index);
             mergeUnit(index, std::move(mapped));
         }
@@ -114,7 +129,7 @@ private:
         size_t read = 0;
         for (size_t k = 0; k < partial.size(); ++k) {
             session_.progress.advance(1);
-            if (auto ok = reader_.readUnit(partial[k], units[read]); !ok)
+            if (auto ok = readUnit(partial[k], units[read]); !ok)
                 errors_[partial[k]] = std::move(ok).error();
             else if (excluded(units[read]))
                 ++report_.unitsExcluded;
@@ -130,10 +145,22 @@ private:
         for (size_t k = 1; k < units.size(); ++k)
             units[0].append(units[k]);
         MappedUnit mapped =
-            mapUnit(units[0], static_cast<uint32_t>(partial.front()), partialRules_);
+            timedMapUnit(units[0], static_cast<uint32_t>(partial.front()), partialRules_);
         for (size_t i : partial)
             reader_.releaseUnit(i);
         mergeUnit(partial.front(), std::move(mapped));
+    }
+
+    Expected<void> readUnit(size_t index, UnitDies& dies) {
+        plugin::PhaseTimer timer(session_.stats, plugin::phase::kRead, kWorker);
+        auto read = reader_.readUnit(index, dies);
+        if (read && session_.stats)
+            session_.stats->addCount("DIEs kept", dies.dies.size());
+        return read;
+    }
+    MappedUnit timedMapUnit(const UnitDies& dies, uint32_t order, const MappingRules& rules) {
+        plugin::PhaseTimer timer(session_.stats, plugin::phase::kMap, kWorker);
+        return mapUnit(dies, order, rules);
     }
 
     // A unit ready to merge: prepared without the lock, merged under it.
@@ -146,6 +173,7 @@ private:
     // Hashing the unit needs no lock; only the merge itself is serial. A worker that finds the
     // merger busy leaves its unit queued and goes on reading: the one merging takes it next.
     void mergeUnit(size_t index, MappedUnit&& unit) {
+        plugin::PhaseTimer timer(session_.stats, plugin::phase::kMerge, kWorker);
         auto pending = std::make_unique<PendingMerge>(PendingMerge{index, std::move(unit), {}});
         MappedUnit& mapped = pending->mapped;
         std::vector<TypeId> placeholders;
@@ -264,10 +292,16 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     else
         report.registerCheck =
             "not made: btforge knows no calling convention for " + elf.target().describe();
+    const TypeId baseEnd = base ? base->endId() : 1;
+    std::optional<plugin::PhaseTimer> indexing(std::in_place, session.stats,
+                                               plugin::phase::kBaseIndex);
     UnitPipeline pipeline(reader, elf, std::move(base), session, options, report);
+    indexing.reset();
     if (auto ran = pipeline.run(); !ran)
         return std::move(ran).error();
 
+    plugin::Stats* stats = session.stats;
+    std::optional<plugin::PhaseTimer> dedupTimer(std::in_place, stats, plugin::phase::kDedup);
     auto [graph, finalIds] = std::move(pipeline.merger()).finish(&session.tasks);
     UnitObservations all;
     for (UnitObservations& unit : pipeline.observations()) {
@@ -280,10 +314,28 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     UnitObservations appendedIds = pipeline.undeduplicated().takeObservations();
     ir::TypeGraph& output = options.dedup ? graph : pipeline.undeduplicated().graph();
     const UnitObservations& written = options.dedup ? all : appendedIds;
+    dedupTimer.reset();
+    if (stats) {
+        stats->addCount("types before dedup", report.typesBeforeDedup);
+        stats->addCount("types after dedup", graph.ownCount());
+        stats->addCount("base types", baseEnd - 1);
+        // Base types the unit's types turned out to be: what the module shares with its base.
+        std::vector<bool> touched(baseEnd, false);
+        for (TypeId id = baseEnd; id < finalIds.size(); ++id) {
+            if (finalIds[id] > ir::kVoidType && finalIds[id] < baseEnd)
+                touched[finalIds[id]] = true;
+        }
+        stats->addCount("base types touched",
+                        static_cast<uint64_t>(std::count(touched.begin(), touched.end(), true)));
+    }
 
-    if (auto emitted = emitFunctions(output, graph, all, written, elf, reader, options, report);
-        !emitted)
-        return std::move(emitted).error();
+    {
+        plugin::PhaseTimer timer(stats, plugin::phase::kFunctions);
+        if (auto emitted = emitFunctions(output, graph, all, written, elf, reader, options, report);
+            !emitted)
+            return std::move(emitted).error();
+    }
+    plugin::PhaseTimer timer(stats, plugin::phase::kVariables);
     emitVariables(output, written, elf, reader, options.features, report);
     return std::move(output);
 }

@@ -172,4 +172,30 @@ grep -q "note: emitter 'text' is $work/shadow/libbtforge-my-text.so, which shado
 expect_status 0 "$BTFORGE" --plugin-dir "$work/shadow" -q convert "$sample" -o "$work/x.btf"
 [ ! -s "$work/stderr" ] || fail "a run not using the shadowing plugin mentions it"
 rm -f "$work/x.btf"
+# --stats: after the run, on stderr (even with --quiet), every phase with its wall and CPU
+# milliseconds adding up to the total, the serial fraction with its projections, the peak memory
+# and the counts; the output is the same bytes. Timings are not checked, only the format.
+expect_status 0 "$BTFORGE" --quiet convert "$sample" -o "$work/plain.btf"
+[ ! -s "$work/stderr" ] || fail "without --stats, stderr is not empty"
+expect_status 0 "$BTFORGE" --stats --quiet convert "$sample" -o "$work/stats.btf"
+cmp -s "$work/plain.btf" "$work/stats.btf" || fail "--stats changes the output"
+stats_fail() { cat "$work/stderr"; fail "--stats: $1"; }
+[ "$(wc -l < "$work/stderr")" = 18 ] || stats_fail "not 18 lines"
+grep -qxF "btforge: stats for $sample" "$work/stderr" || stats_fail "no title naming the input"
+ms='[0-9]+\.[0-9]'
+for phase in "start-up and plugins" base "base index" read map merge dedup functions variables \
+    "load, other" write other total; do
+    grep -Eq "^  $phase +$ms +$ms\$" "$work/stderr" || stats_fail "no '$phase' row"
+done
+awk '/^  phase/ { on = 1; next } on && /^  total/ { total = $2; on = 0; next }
+    on { sum += $(NF - 1); rows++ } END { d = sum - total; exit !(d <= 0.06 * rows && d >= -0.06 * rows) }' \
+    "$work/stderr" || stats_fail "the phases do not add up to the total"
+grep -Eq '^  serial fraction [01]\.[0-9]{2} \(.*\): 8 cores [0-9]+ ms, 16 cores [0-9]+ ms, 64 cores [0-9]+ ms$' \
+    "$work/stderr" || stats_fail "no serial fraction with projections"
+grep -Eq '^  peak RSS [0-9]+\.[0-9] MB, reached by the end of: [a-z ,-]+$' "$work/stderr" ||
+    stats_fail "no peak memory"
+grep -Eq '^  counts: .*units [0-9,]+' "$work/stderr" && grep -Eq 'DIEs kept [0-9,]+' "$work/stderr" &&
+    grep -Eq 'types before dedup [0-9,]+, types after dedup [0-9,]+' "$work/stderr" ||
+    stats_fail "counts missing"
+
 echo "CLI contract holds"

@@ -36,10 +36,23 @@ noinline long e2e_shape_area(const struct e2e_shape *shape)
 	return shape->kind == E2E_TRIANGLE ? area / 2 : area;
 }
 
+/*
+ * Never reads 'unused', but is external: its callers still pass every argument where the
+ * calling convention puts it, so its FUNC keeps the DWARF prototype and an fentry program reads
+ * 'scale' as the third argument. pahole 1.31's rule (and btforge's before issue 25) left such a
+ * function out as "optimized parameters". Called with arguments the compiler cannot know, so it
+ * makes no .constprop copy.
+ */
+noinline long e2e_shape_scaled(const struct e2e_shape *shape, long unused, long scale)
+{
+	return e2e_shape_area(shape) * scale;
+}
+
 static ssize_t e2e_shapes_read(struct file *file, char __user *buf, size_t len, loff_t *pos)
 {
 	char text[24];
-	int n = scnprintf(text, sizeof(text), "%ld\n", e2e_shape_area(file->private_data));
+	int n = scnprintf(text, sizeof(text), "%ld\n",
+			  e2e_shape_scaled(file->private_data, (long)len, (long)*pos + 1));
 
 	return simple_read_from_buffer(buf, len, pos, text, n);
 }

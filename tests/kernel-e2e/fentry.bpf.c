@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fentry programs on vmlinux functions and on a function of the e2e_shapes module: libbpf
+ * fentry programs on vmlinux functions and on two functions of the e2e_shapes module: libbpf
  * finds each target's FUNC in the kernel's BTF (vmlinux's, or the module's split BTF), so
  * loading them proves the FUNCs are there with usable prototypes. E2E_SYS_OPENAT is the
  * architecture's openat syscall wrapper (kernel-e2e.sh passes it).
@@ -13,6 +13,7 @@ struct fentry_counts {
 	__u64 hits_kernel_clone;
 	__u64 hits_openat;
 	__u64 hits_e2e_shape_area;
+	__u64 hits_e2e_shape_scaled; /* only where 'scale' reads as the module passes it */
 	__u64 bytes_asked;
 };
 E2E_COUNTS_MAP(struct fentry_counts);
@@ -56,6 +57,18 @@ int BPF_PROG(on_e2e_shape_area)
 
 	if (c)
 		c->hits_e2e_shape_area++;
+	return 0;
+}
+
+/* A function with a parameter it never reads (see e2e_shapes.c): the first read of the file
+ * passes scale = *pos + 1 = 1. */
+SEC("fentry/e2e_shape_scaled")
+int BPF_PROG(on_e2e_shape_scaled, const void *shape, long unused, long scale)
+{
+	struct fentry_counts *c = E2E_COUNTS();
+
+	if (c && scale == 1)
+		c->hits_e2e_shape_scaled++;
 	return 0;
 }
 

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace btforge::ir {
 
@@ -30,25 +30,19 @@ public:
     TypeId addTag(std::string_view value, TypeId target, int32_t componentIndex);
 
 private:
-    // A base FUNC (name, prototype, linkage) or DECL_TAG (value, target, component): the fields
-    // libbpf's dedup compares. Names are views into the base's strings: no copy per base type.
-    struct BaseKey {
-        std::string_view name;
-        TypeId target;
-        int64_t detail;
-        bool operator==(const BaseKey&) const = default;
-    };
-    struct BaseKeyHash {
-        size_t operator()(const BaseKey& key) const;
-    };
-
-    std::string key(TypeId returnType, std::span<const Param> params) const;
+    // Prototypes are found by a hash of their types and compared whole on a hit (names by text:
+    // the base's and the graph's are interned apart); the first of equal ones is shared.
+    uint64_t protoHash(TypeId returnType, std::span<const Param> params) const;
+    bool sameProto(TypeId id, TypeId returnType, std::span<const Param> params) const;
 
     TypeGraph& graph_;
-    std::unordered_map<std::string, TypeId> protos_;
-    // The base's FUNCs without address, and its DECL_TAGs.
-    std::unordered_map<BaseKey, TypeId, BaseKeyHash> baseFunctions_;
-    std::unordered_map<BaseKey, TypeId, BaseKeyHash> baseTags_;
+    std::unordered_multimap<uint64_t, TypeId> protos_;
+    // The base's FUNCs without address by their FUNC_PROTO, and its DECL_TAGs by their target:
+    // a FUNC or tag can only be the base's if it refers to the same base type. Chains in id
+    // order: the first id of each base type, then the next of each FUNC or DECL_TAG.
+    std::vector<TypeId> baseFunctionsOf_;
+    std::vector<TypeId> baseTagsOf_;
+    std::vector<TypeId> nextOfSameTarget_;
 };
 
 } // namespace btforge::ir

@@ -1,6 +1,7 @@
 // What the host lends a plugin for one run: a task runner, progress, warnings and options.
 #pragma once
 
+#include "btforge/plugin/Stats.h"
 #include "btforge/support/MappedFile.h"
 
 #include <cstdint>
@@ -69,6 +70,8 @@ struct Session {
     // --list-skipped: where a loader writes one line per function it left out, in pahole
     // --verbose's words ("NAME : skipping BTF encoding of function due to REASON"). Null: none.
     std::ostream* skipLines = nullptr;
+    // --stats: where phases record their time and counts. Null: not asked for.
+    Stats* stats = nullptr;
 };
 
 } // namespace btforge::plugin

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# bench/modules.sh [ROUNDS [SAMPLE]]: a kernel build's module step, as scripts/Makefile.modfinal
+# runs it (one encoder run per module, split BTF over vmlinux), for btforge, upstream pahole
+# master with the kernel's --btf_features (../shared/tools/pahole-master) and Debian's pahole,
+# on every module of Debian's amd64 cloud kernel (scripts/fetch-debian-kernel.sh amd64
+# --all-modules):
+#   1. the whole set, two at a time (as make -j2): wall and CPU time (user + system) per tool;
+#   2. SAMPLE modules (default 100) spread over the set by size, one at a time, ROUNDS rounds
+#      (default 5), tools interleaved: per module the median wall time (microseconds, from
+#      bash's EPOCHREALTIME) and peak RSS, and over the sample the geometric mean, median and
+#      worst of btforge's ratios to master, and how many modules are slower than master or above
+#      its peak RSS.
+# Each tool writes to a temporary directory, removed at the end. Needs a release build in
+# build/release (or $BTFORGE), pahole (dwarves) and the kernel cache.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${1:-5}
+sample=${2:-100}
+btforge=${BTFORGE:-$root/build/release/bin/btforge}
+[ -x "$btforge" ] || { echo "bench: no $btforge; run scripts/build.sh first" >&2; exit 1; }
+command -v pahole > /dev/null || { echo "bench: pahole is not installed (apt-get install dwarves)" >&2; exit 1; }
+kernel=$("$root/scripts/fetch-debian-kernel.sh" amd64 --all-modules)
+vmlinux=$kernel/vmlinux
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# Upstream pahole as shared/tools has it, its library links restored in a copy (the shared tree
+# stores them as files naming their target).
+tools=$root/../shared/tools/pahole-master
+[ -x "$tools/bin/pahole" ] || { echo "bench: no pahole master in $tools" >&2; exit 1; }
+cp -r "$tools" "$out/pahole-master"
+chmod -R u+w "$out/pahole-master"
+for link in "$out"/pahole-master/lib/*.so.1; do
+    [ -L "$link" ] || { target=$(cat "$link") && ln -sf "$target" "$link"; }
+done
+master=$out/pahole-master/pahole
+# The flags of a 6.12+ kernel build (scripts/Makefile.btf), and of Debian's 6.1 build for its own
+# pahole 1.24 (scripts/pahole-flags.sh).
+master_flags=(-J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust)
+debian_flags=(-J --btf_gen_floats --lang_exclude=rust)
+
+# encode TOOL MODULE OUT: one module's split BTF over vmlinux.
+encode() {
+    local tool=$1 module=$2 output=$3
+    case "$tool" in
+    btforge) "$btforge" --quiet convert -B "$vmlinux" "$module" -o "$output" ;;
+    master) "$master" "${master_flags[@]}" --btf_base "$vmlinux" --btf_encode_detached="$output" "$module" > /dev/null ;;
+    debian) pahole "${debian_flags[@]}" --btf_base "$vmlinux" --btf_encode_detached="$output" "$module" > /dev/null ;;
+    esac
+}
+export -f encode
+export btforge master vmlinux
+export master_flags_text="${master_flags[*]}" debian_flags_text="${debian_flags[*]}"
+
+find "$kernel/all-modules" -name '*.ko' | sort > "$out/modules"
+count=$(wc -l < "$out/modules")
+echo "machine: $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+echo "tools: $("$btforge" --version); pahole master $("$master" --version); Debian pahole $(pahole --version)"
+echo "input: $kernel ($count modules)"
+
+# --- 1. the whole set, two at a time --------------------------------------------------------
+echo
+echo "all $count modules, two at a time (as make -j2)"
+printf '%-8s %10s %10s %8s %8s\n' tool wall_s cpu_s wall/m cpu/m
+for tool in master debian btforge; do
+    mkdir -p "$out/$tool"
+    start=$EPOCHREALTIME
+    /usr/bin/time -f "%U %S" -o "$out/time" xargs -P 2 -I{} bash -c \
+        'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode '"$tool"' "$1" "$0/$(basename "$1" .ko).btf"' \
+        "$out/$tool" {} < "$out/modules" 2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
+    end=$EPOCHREALTIME
+    read -r user sys < "$out/time"
+    wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    echo "$tool $wall $cpu" >> "$out/whole"
+    rm -rf "${out:?}/$tool"
+done
+mw=$(awk '$1 == "master" { print $2 }' "$out/whole")
+mc=$(awk '$1 == "master" { print $3 }' "$out/whole")
+while read -r tool wall cpu; do
+    awk -v t="$tool" -v w="$wall" -v c="$cpu" -v mw="$mw" -v mc="$mc" \
+        'BEGIN { printf "%-8s %10s %10s %8.2f %8.2f\n", t, w, c, w / mw, c / mc }'
+done < "$out/whole"
+
+# --- 2. a sample, one at a time ---------------------------------------------------------------
+# Every (count / sample)-th module by size, so small and large are both in.
+xargs stat -c '%s %n' < "$out/modules" | sort -n | awk -v n="$sample" -v c="$count" \
+    'NR % int(c / n > 1 ? c / n : 1) == 0 { print $2 }' | head -n "$sample" > "$out/sample"
+echo
+echo "$(wc -l < "$out/sample") modules one at a time, $rounds rounds, medians (wall in ms, peak RSS in MB)"
+for round in $(seq "$rounds"); do
+    while read -r module; do
+        for tool in master debian btforge; do
+            start=$EPOCHREALTIME
+            /usr/bin/time -f "%M" -o "$out/rss" bash -c \
+                'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode "$@"' \
+                _ "$tool" "$module" "$out/one.btf" 2> "$out/stderr" ||
+                { cat "$out/stderr" >&2; exit 1; }
+            end=$EPOCHREALTIME
+            echo "$(basename "$module" .ko) $tool $(awk -v a="$start" -v b="$end" \
+                'BEGIN { printf "%.3f", (b - a) * 1000 }') $(cat "$out/rss")" >> "$out/runs"
+        done
+    done < "$out/sample"
+done
+awk -v summary="$out/summary" '
+    { key = $1 " " $2; n[key]++; wall[key, n[key]] = $3; rss[key, n[key]] = $4; mods[$1] = 1 }
+    function sorted(v, k, i, j, t) {
+        for (i = 2; i <= k; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+    }
+    function median(a, key, k, i, v) {
+        k = n[key]; for (i = 1; i <= k; i++) v[i] = a[key, i]
+        sorted(v, k)
+        return v[int((k + 1) / 2)]
+    }
+    END {
+        m = 0
+        for (mod in mods) {
+            wm = median(wall, mod " master"); wd = median(wall, mod " debian"); wb = median(wall, mod " btforge")
+            rm = median(rss, mod " master"); rd = median(rss, mod " debian"); rb = median(rss, mod " btforge")
+            r = wb / wm; ratios[++m] = r; logsum += log(r)
+            if (r > 1) slower++
+            if (rb > rm) bigger++
+            if (r > worst) { worst = r; worstmod = mod }
+            printf "%-28s %9.1f %9.1f %9.1f %7.1f %7.1f %7.1f %6.2f\n", mod, wm, wd, wb, rm / 1024, rd / 1024, rb / 1024, r
+        }
+        sorted(ratios, m)
+        printf "btforge / master over %d modules: geometric mean %.2f, median %.2f, worst %.2f (%s); slower than master: %d; above its peak RSS: %d\n", \
+            m, exp(logsum / m), ratios[int((m + 1) / 2)], worst, worstmod, slower + 0, bigger + 0 > summary
+    }' "$out/runs" | sort > "$out/table"
+printf '%-28s %9s %9s %9s %7s %7s %7s %6s\n' module master debian btforge rss_m rss_d rss_b ratio
+cat "$out/table" "$out/summary"
