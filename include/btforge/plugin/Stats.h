@@ -15,7 +15,7 @@ namespace btforge::plugin {
 namespace phase {
 inline constexpr std::string_view kStartUp = "start-up and plugins";
 inline constexpr std::string_view kBase = "base";
-inline constexpr std::string_view kLoad = "load"; // the loader's whole run
+inline constexpr std::string_view kLoad = "load";            // the loader's whole run
 inline constexpr std::string_view kBaseIndex = "base index"; // what merging over a base needs
 inline constexpr std::string_view kUnits = "units";
 inline constexpr std::string_view kRead = "read";
