@@ -44,8 +44,9 @@ po::options_description globalOptions() {
         "stream-limit", po::value<std::string>(),
         "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
         "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
-        "stats", "after the run, print on stderr the wall and CPU time of each phase, the serial "
-                 "fraction, the peak memory and counts (units, DIEs, types)");
+        "stats",
+        "after a conversion, print on stderr the wall and CPU time of each phase, the serial "
+        "fraction, the peak memory and counts (units, DIEs, types)");
     return d;
 }
 

@@ -53,6 +53,8 @@ public:
     // registers remain: it takes none, so the arguments after it arrive a register earlier
     // than in BPF's model of a function, which gives every argument a register in turn.
     bool passesInMemory(const ArgumentShape& argument) const;
+    // How many argument registers the arguments so far have taken.
+    size_t used() const { return slot_; }
 
 private:
     // Whether an aggregate of this shape travels in argument registers.

@@ -206,8 +206,9 @@ private:
         for (size_t i = 0; i < params.size(); ++i) {
             if (params[i].facts & kParamShiftsLaterOnes)
                 return "parameter " + std::to_string(i) + " '" + std::string(params[i].name) +
-                       "' is an aggregate passed in memory: the ones after it arrive a "
-                       "register earlier than BPF's model expects (DIE " +
+                       "' is an aggregate passed in memory: BPF's model, a register for each "
+                       "argument in turn, reads the ones after it from other registers than "
+                       "they arrive in (DIE " +
                        hex(f.die) + ")";
         }
         return {};

@@ -674,7 +674,11 @@ private:
         size_t lastArriving = 0; // declared position
         bool anyAggregate = false;
         bool anyUnexpected = false;
-        size_t inMemory = params.size(); // the first aggregate passed in memory, if any
+        // Aggregates passed in memory: the first, how many so far, and whether a later parameter
+        // arrives in another register than BPF's model gives it (the next in turn, where such an
+        // aggregate takes one as any other argument).
+        size_t firstInMemory = params.size();
+        size_t inMemorySoFar = 0;
         bool shifted = false;
         for (size_t p = 0; p < params.size(); ++p) {
             const Die& param = unit_.dies[params[p]];
@@ -699,11 +703,16 @@ private:
                     fo.facts |= kFunctionReorderedParams;
             }
             const int reg = param.has(kHasLocation) ? argumentRegister(param) : -1;
-            if (registers && inMemory == params.size() && registers->passesInMemory(shape))
-                inMemory = p;
+            const bool aggregateInMemory = registers && registers->passesInMemory(shape);
+            const size_t slot = registers ? registers->used() : 0;
             int expected = registers ? registers->next(shape) : ArgumentRegisters::kNotInRegister;
-            if (inMemory < p && reg >= 0 && expected != ArgumentRegisters::kNotInRegister)
-                shifted = true;
+            if (inMemorySoFar > 0 && reg >= 0 && expected != ArgumentRegisters::kNotInRegister) {
+                const auto& bpfRegisters = convention_->argumentRegisters;
+                const size_t bpfSlot = slot + inMemorySoFar;
+                shifted |= bpfSlot >= bpfRegisters.size() || bpfRegisters[bpfSlot] != reg;
+            }
+            if (aggregateInMemory && inMemorySoFar++ == 0)
+                firstInMemory = p;
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
             } else if (expected != ArgumentRegisters::kNotInRegister) {
@@ -737,13 +746,13 @@ private:
         // An aggregate argument shifts what follows in ways the register model does not
         // follow closely enough (classification by member types, alignment); but where clang
         // says it changed the convention (DW_CC_nocall), an unexpected register is that change.
-        // One passed in memory shifts the later ones for certain: BPF's model, one register
-        // per argument in turn, would read each of them from the wrong register.
+        // One passed in memory takes no register, where BPF's model gives every argument the
+        // next: a later parameter it would read from another register than it arrives in.
         if (anyUnexpected && (!anyAggregate || (fo.facts & kFunctionNoCall)))
             fo.facts |= kFunctionUnexpectedRegister;
         if (shifted) {
             fo.facts |= kFunctionUnexpectedRegister;
-            obs.params[fo.paramFirst + inMemory].facts |= kParamShiftsLaterOnes;
+            obs.params[fo.paramFirst + firstInMemory].facts |= kParamShiftsLaterOnes;
         }
         if (trueSignatureKnown)
             fo.facts |= kFunctionTrueSignatureKnown;

@@ -198,6 +198,11 @@ check() {
     "$BTFORGE" convert "$binary" -o "$work/$program.default.btf" \
         --report-skipped "$work/$program.skipped.json"
     "$BTFORGE" convert "$binary" -o "$work/$program.true.btf" --features default,true_signature
+    # pahole's spelling of the same, through the pahole front end: the same bytes.
+    "$BTFORGE" pahole-compat -J --btf_encode_detached="$work/$program.compat.btf" \
+        --btf_features=+true_signature "$binary" > /dev/null
+    cmp -s "$work/$program.compat.btf" "$work/$program.true.btf" ||
+        problem "$program: pahole-compat --btf_features=+true_signature differs from convert"
     funcs "$work/$program.default.btf" > "$work/$program.default.funcs"
     funcs "$work/$program.true.btf" > "$work/$program.true.funcs"
     echo "btforge default: $(tr '\n' ' ' < "$work/$program.default.funcs")"
