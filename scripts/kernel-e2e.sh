@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernel-e2e.sh ARCH [--pahole PATH]: btforge in a real kernel build, end to end.
+# kernel-e2e.sh ARCH [--pahole PATH] [--llvm]: btforge in a real kernel build, end to end.
 #
 # Builds Debian's linux-source-6.1 (tinyconfig + BPF + BTF + ftrace/kprobes) for ARCH with
 # PAHOLE= btforge's `pahole` link, and two test modules (tests/kernel-e2e), boots the kernel in
@@ -10,6 +10,9 @@
 #
 #   ARCH            x86_64 or arm64 (a new one is an entry in arch_table)
 #   --pahole PATH   encode with PATH instead of btforge (e.g. /usr/bin/pahole, to compare)
+#   --llvm          build the kernel and modules with clang-19 and LLVM's tools (LLVM=-19), whose
+#                   DWARF gives an unused parameter no location: e2e_shape_scaled's fentry then
+#                   attaches to a function pahole 1.31's rule left out ("optimized parameters")
 #   BTFORGE_BUILD   btforge's build dir (default build/release; built when missing), or
 #   BTFORGE         the btforge binary itself
 #
@@ -75,7 +78,7 @@ host_packages="linux-source-6.1 make flex bison bc libssl-dev libelf-dev cpio xz
     clang-19 bpftool dpkg-dev"
 
 usage() {
-    echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH]" >&2
+    echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH] [--llvm]" >&2
     exit 2
 }
 
@@ -84,12 +87,17 @@ arch=$1
 shift
 arch_table "$arch" || usage
 pahole=
+llvm=
 while [ $# -gt 0 ]; do
     case "$1" in
     --pahole)
         [ $# -ge 2 ] || usage
         pahole=$2
         shift 2
+        ;;
+    --llvm)
+        llvm=-19
+        shift
         ;;
     *) usage ;;
     esac
@@ -105,7 +113,8 @@ if [ ! -c /dev/null ]; then
     mknod -m 666 "$null_dir/null" c 1 3
     # shellcheck disable=SC2016 # expanded by that shell
     exec unshare --mount sh -c 'mount --bind "$1/null" /dev/null && rm -rf "$1" && shift &&
-        exec "$0" "$@"' "$root/scripts/kernel-e2e.sh" "$null_dir" "$arch" ${pahole:+--pahole "$pahole"}
+        exec "$0" "$@"' "$root/scripts/kernel-e2e.sh" "$null_dir" "$arch" ${pahole:+--pahole "$pahole"} \
+        ${llvm:+--llvm}
 fi
 
 start=$SECONDS
@@ -198,13 +207,13 @@ phase_end source
 
 work=$(mktemp -d /tmp/kernel-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-out=$cache/build-$arch-$encoder
+out=$cache/build-$arch-$encoder${llvm:+-llvm}
 mkdir -p "$out"
 log=$out/build.log
 : > "$log"
 kmake() {
     nice -n 10 make -C "$src" O="$out" ARCH="$karch" CROSS_COMPILE="$cross" PAHOLE="$pahole" \
-        -j "$(nproc)" "$@" >> "$log" 2>&1 || {
+        ${llvm:+LLVM="$llvm"} -j "$(nproc)" "$@" >> "$log" 2>&1 || {
         tail -n 40 "$log" >&2
         die "make $* failed (whole log: $log)"
     }
@@ -213,7 +222,7 @@ kmake() {
 # --- configuration: tinyconfig + the options above, made again only when they change ----------
 # shellcheck disable=SC2086,SC2116 # one word per option, one space between
 options=$(echo $common_config $arch_config)
-stamp="$version $pahole $options"
+stamp="$version $pahole ${llvm:+llvm$llvm }$options"
 if [ "$(cat "$out/config.stamp" 2> /dev/null)" != "$stamp" ] || [ ! -f "$out/.config" ]; then
     note "configuring $out"
     kmake tinyconfig
@@ -235,6 +244,11 @@ mkdir -p "$modules"
 cp "$root"/tests/kernel-e2e/Kbuild "$root"/tests/kernel-e2e/e2e_*.c "$modules/"
 kmake M="$modules" modules
 module_names=$(for ko in "$modules"/*.ko; do basename "$ko" .ko; done)
+# What makes e2e_shape_scaled the case of a function pahole 1.31's rule left out: its unused
+# parameter has no location (clang's DWARF; gcc's gives it the register it arrives in).
+unused_location=$(llvm-dwarfdump-19 --name=e2e_shape_scaled -c "$modules/e2e_shapes.ko" |
+    awk '/DW_AT_name.*"unused"/ { p = 1; next } p && /DW_TAG|NULL/ { exit } p && /DW_AT_location/ {
+        print "yes"; exit }')
 phase_end build
 
 unresolved=$(grep -c 'unresolved symbol' "$log" || true)
@@ -300,6 +314,12 @@ if [ "$unresolved" = 0 ]; then
     report+=("PASS host-resolve-btfids: no 'unresolved symbol' warnings in the build log")
 else
     report+=("FAIL host-resolve-btfids: $unresolved 'unresolved symbol' warnings (see $log)")
+    failed=$((failed + 1))
+fi
+if [ -z "$unused_location" ]; then
+    report+=("PASS host-unused-parameter: e2e_shape_scaled's 'unused' has no location, which pahole 1.31's rule skips")
+elif [ -n "$llvm" ]; then
+    report+=("FAIL host-unused-parameter: e2e_shape_scaled's 'unused' has a location in clang's DWARF")
     failed=$((failed + 1))
 fi
 if ! grep -q '^E2E DONE' <<< "$results"; then

@@ -148,7 +148,9 @@ Expected<Layout> inspect(std::span<const std::byte> image, const std::string& fi
                                      names.size() - at)) == name)
             target = i;
     }
-    if (target && (headers[*target].sh_flags & SHF_ALLOC))
+    // An empty one is a placeholder, not part of the image: ld.lld keeps the kernel's empty .BTF
+    // output section in .tmp_vmlinux.btf, where GNU ld drops it, and pahole -J fills it.
+    if (target && (headers[*target].sh_flags & SHF_ALLOC) && headers[*target].sh_size > 0)
         return Error::badInput(fileName + ": section " + name + " (index " +
                                std::to_string(*target) +
                                ") is part of the loaded image (SHF_ALLOC): its size and address "
@@ -240,6 +242,9 @@ Expected<void> writeWithSection(std::span<const std::byte> image, const std::str
     if (target) {
         GElf_Shdr& s = headers[*target];
         s.sh_type = SHT_PROGBITS;
+        // A placeholder (empty, allocated) becomes what an added section is: not loaded.
+        s.sh_flags &= ~static_cast<uint64_t>(SHF_ALLOC);
+        s.sh_addr = 0;
         s.sh_offset = contentsAt;
         s.sh_size = contents.size();
     } else {

@@ -22,7 +22,9 @@ namespace btforge::elf {
 // Writes `image` with section `name` holding `contents` to `out`: an existing section of that
 // name is replaced in place in the header table (same index, type PROGBITS); otherwise a section
 // is added at the end of the table, not allocated, as objcopy --add-section does. A section that
-// is part of the loaded image (SHF_ALLOC) is refused: its size and address are fixed by the link.
+// is part of the loaded image (SHF_ALLOC, not empty) is refused: its size and address are fixed
+// by the link. An empty allocated one (what ld.lld leaves of the kernel's .BTF output section) is
+// replaced by an unallocated section, as if it had been added.
 // ELF32 and ELF64 of either byte order, with more than 65279 sections too (SHN_XINDEX).
 BTFORGE_API Expected<void> writeWithSection(std::span<const std::byte> image,
                                             const std::string& fileName, const std::string& name,

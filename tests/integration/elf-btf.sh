@@ -189,6 +189,23 @@ vmlinux)
     "$BTFORGE" --quiet convert "$work/vmlinux" --in-place
     check "$work/vmlinux.orig" "$work/vmlinux"
     "$BTF_ORACLE" load "$work/raw.btf" || [ $? = "$SKIP" ] || fail "the kernel rejects vmlinux's new .BTF"
+    # As ld.lld links .tmp_vmlinux.btf (LLVM=1 kernel builds): the kernel's .BTF output section
+    # kept, empty and allocated. pahole -J fills it; so does btforge, leaving it unallocated (the
+    # build copies it out and links it in).
+    : > "$work/empty"
+    objcopy --add-section .BTF="$work/empty" --set-section-flags .BTF=alloc,readonly \
+        "$work/vmlinux.orig" "$work/vmlinux.lld"
+    readelf -SW "$work/vmlinux.lld" | grep -Eq ' \.BTF +PROGBITS +[0-9a-f]+ [0-9a-f]+ 0+ .* A ' ||
+        fail "objcopy did not make an empty allocated .BTF"
+    cp -p "$work/vmlinux.lld" "$work/vmlinux.lld.orig"
+    "$BTFORGE" --quiet convert "$work/vmlinux.lld" --in-place
+    ! readelf -SW "$work/vmlinux.lld" | grep -Eq ' \.BTF +PROGBITS .* A ' ||
+        fail "the filled .BTF is still allocated"
+    check "$work/vmlinux.lld.orig" "$work/vmlinux.lld"
+    # The kernel build's own call.
+    cp -p "$work/vmlinux.lld.orig" "$work/vmlinux.lld"
+    "$BTFORGE" pahole-compat -J "$work/vmlinux.lld" > /dev/null || fail "pahole -J refuses LLD's empty .BTF"
+    "$BTF_ORACLE" parse "$work/vmlinux.lld" > /dev/null || fail "libbpf rejects pahole -J's .BTF"
     ;;
 *) fail "unknown case $case_" ;;
 esac
