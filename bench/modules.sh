@@ -24,18 +24,10 @@ vmlinux=$kernel/vmlinux
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Upstream pahole as shared/tools has it, its library links restored in a copy (the shared tree
-# stores them as files naming their target).
-tools=$root/../shared/tools/pahole-master
-[ -x "$tools/bin/pahole" ] || { echo "bench: no pahole master in $tools" >&2; exit 1; }
-cp -r "$tools" "$out/pahole-master"
-chmod -R u+w "$out/pahole-master"
-for link in "$out"/pahole-master/lib/*.so.1; do
-    # A library itself, or a few bytes naming the file it stands for.
-    [ -L "$link" ] || [ "$(stat -c %s "$link")" -ge 4096 ] ||
-        { target=$(cat "$link") && ln -sf "$target" "$link"; }
-done
-master=$out/pahole-master/pahole
+# shellcheck source=bench/pahole-master.sh
+source "$root/bench/pahole-master.sh"
+master=$(pahole_master "$root/../shared/tools/pahole-master" "$out")
+[ -n "$master" ] || { echo "bench: no pahole master in $root/../shared/tools/pahole-master" >&2; exit 1; }
 # The flags of a 6.12+ kernel build (scripts/Makefile.btf), and of Debian's 6.1 build for its own
 # pahole 1.24 (scripts/pahole-flags.sh).
 master_flags=(-J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust)

@@ -19,20 +19,9 @@ declare -A vmlinux=(
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Upstream pahole as shared/tools has it, its library links restored in a copy (the shared tree
-# stores them as files naming their target).
-tools=$root/../shared/tools/pahole-master
-master=
-if [ -x "$tools/bin/pahole" ]; then
-    cp -r "$tools" "$out/pahole-master"
-    chmod -R u+w "$out/pahole-master"
-    for link in "$out"/pahole-master/lib/*.so.1; do
-        # A library itself, or a few bytes naming the file it stands for.
-        [ -L "$link" ] || [ "$(stat -c %s "$link")" -ge 4096 ] ||
-            { target=$(cat "$link") && ln -sf "$target" "$link"; }
-    done
-    master=$out/pahole-master/pahole
-fi
+# shellcheck source=bench/pahole-master.sh
+source "$root/bench/pahole-master.sh"
+master=$(pahole_master "$root/../shared/tools/pahole-master" "$out")
 
 # tool jobs arch -> "wall user sys maxrss_kb" on stdout
 measure() {

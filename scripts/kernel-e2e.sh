@@ -75,7 +75,7 @@ common_config="CONFIG_64BIT CONFIG_PRINTK CONFIG_TTY CONFIG_BLK_DEV_INITRD CONFI
 # and libbpf with what its static library needs, for the loader.
 sysroot_packages="busybox-static libbpf-dev libelf-dev zlib1g-dev"
 host_packages="linux-source-6.1 make flex bison bc libssl-dev libelf-dev cpio xz-utils
-    clang-19 bpftool dpkg-dev"
+    clang-19 llvm-19 lld-19 bpftool dpkg-dev"
 
 usage() {
     echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH] [--llvm]" >&2

@@ -324,21 +324,9 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
     if (!any)
         return classes;
     auto comparedByIds = [&](TypeId id) {
-        switch (merged.kind(id)) {
-        case Kind::Ptr:
-        case Kind::Array:
-        case Kind::Typedef:
-        case Kind::Volatile:
-        case Kind::Const:
-        case Kind::Restrict:
-        case Kind::Func:
-        case Kind::FuncProto:
-        case Kind::DeclTag:
-        case Kind::TypeTag:
-            return true;
-        default:
-            return false;
-        }
+        const Kind kind = merged.kind(id);
+        return ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Func ||
+               kind == Kind::FuncProto || kind == Kind::DeclTag;
     };
     // Such types form no cycle (one goes through a struct or union): new classes are made
     // depth first, by the old class and the classes of what the type names.
