@@ -172,6 +172,16 @@ grep -q "note: emitter 'text' is $work/shadow/libbtforge-my-text.so, which shado
 expect_status 0 "$BTFORGE" --plugin-dir "$work/shadow" -q convert "$sample" -o "$work/x.btf"
 [ ! -s "$work/stderr" ] || fail "a run not using the shadowing plugin mentions it"
 rm -f "$work/x.btf"
+# The same through $BTFORGE_PLUGIN_PATH, for the emitter convert writes BTF with.
+mkdir "$work/shadow-env"
+cp "$built/libbtforge-emitter-btf.so" "$work/shadow-env/libbtforge-other-btf.so"
+BTFORGE_PLUGIN_PATH=$work/shadow-env expect_status 0 "$BTFORGE" plugins
+grep -qx "shadowed: btf ($(realpath "$built")/libbtforge-emitter-btf.so) by $work/shadow-env/libbtforge-other-btf.so" \
+    "$work/stdout" || { cat "$work/stdout"; fail "the btf emitter shadowed through BTFORGE_PLUGIN_PATH is not listed"; }
+BTFORGE_PLUGIN_PATH=$work/shadow-env expect_status 0 "$BTFORGE" -q convert "$sample" -o "$work/x.btf"
+grep -q "note: emitter 'btf' is $work/shadow-env/libbtforge-other-btf.so, which shadows " "$work/stderr" ||
+    fail "convert with a shadowing btf emitter does not say so"
+rm -f "$work/x.btf"
 # --stats: after the run, on stderr (even with --quiet), every phase with its wall and CPU
 # milliseconds adding up to the total, the serial fraction with its projections, the peak memory
 # and the counts; the output is the same bytes. Timings are not checked, only the format.

@@ -445,25 +445,29 @@ signals)
         no_temporary_left
     }
     for signal in INT TERM HUP; do
-        # env resets the signal: a script's background job starts with SIGINT ignored.
-        env --default-signal="$signal" "$BTFORGE" -q convert "$vmlinux" -o "$work/out.btf" \
-            --report-skipped "$work/report.json" 2> "$work/stderr" &
-        pid=$!
-        # The temporary appears once the outputs are opened, seconds before the run ends.
-        for _ in $(seq 6000); do
-            if compgen -G "$work/.out.btf.tmp.*" > /dev/null || ! kill -0 "$pid" 2> /dev/null; then
-                break
-            fi
-            sleep 0.1
-        done
-        compgen -G "$work/.out.btf.tmp.*" > /dev/null || fail "no temporary output appeared"
-        kill -s "$signal" "$pid"
-        set +e
-        wait "$pid" 2> "$work/wait.log" # bash's "Hangup" job notice
-        status=$?
-        set -e
-        [ "$status" = $((128 + $(kill -l "$signal"))) ] ||
-            { cat "$work/stderr"; fail "SIG$signal: exit status $status"; }
+        # Python starts the run with the signal at its default action (a script's background
+        # job starts with SIGINT ignored), sends it once the temporary output exists, and prints
+        # the status as Python sees it: -N only for a process the signal ended, which an
+        # exit(128 + N) cannot fake.
+        status=$(python3 - "$signal" "$work" "$BTFORGE" -q convert "$vmlinux" -o "$work/out.btf" \
+            --report-skipped "$work/report.json" 2> "$work/stderr" << 'PY'
+import glob, signal, subprocess, sys, time
+number = getattr(signal, "SIG" + sys.argv[1])
+run = subprocess.Popen(sys.argv[3:], preexec_fn=lambda: signal.signal(number, signal.SIG_DFL))
+# The temporary appears once the outputs are opened, seconds before the run ends.
+for _ in range(6000):
+    if glob.glob(sys.argv[2] + "/.out.btf.tmp.*") or run.poll() is not None:
+        break
+    time.sleep(0.1)
+if not glob.glob(sys.argv[2] + "/.out.btf.tmp.*"):
+    print("no temporary output appeared")
+    run.kill()
+run.send_signal(number)
+print(run.wait())
+PY
+        )
+        [ "$status" = "-$(kill -l "$signal")" ] ||
+            { cat "$work/stderr"; fail "SIG$signal: $status, not ended by the signal"; }
         intact "SIG$signal"
     done
     # Standard output a pipe nobody reads: SIGPIPE at the first write, the report's temporary

@@ -1,5 +1,7 @@
 #include "FixtureLoading.h"
 
+#include "TestSession.h"
+
 #include "btforge/plugin/Plugin.h"
 
 #include <doctest/doctest.h>
@@ -13,31 +15,6 @@
 
 namespace btforge::test {
 namespace {
-
-class Serial final : public plugin::TaskRunner {
-public:
-    unsigned concurrency() const override { return 1; }
-    void parallelFor(size_t count, const std::function<void(size_t)>& body) override {
-        for (size_t i = 0; i < count; ++i)
-            body(i);
-    }
-};
-
-class Silent final : public plugin::Progress {
-public:
-    void begin(std::string_view, uint64_t) override {}
-    void advance(uint64_t) override {}
-    void end() override {}
-};
-
-class Collected final : public plugin::Diagnostics {
-public:
-    explicit Collected(std::vector<std::string>& out) : out_(out) {}
-    void warning(std::string_view message) override { out_.emplace_back(message); }
-
-private:
-    std::vector<std::string>& out_;
-};
 
 // The descriptor of a plugin of the build tree, loaded once and kept for the process.
 const plugin::PluginDescriptor& descriptorOf(const std::string& loader) {

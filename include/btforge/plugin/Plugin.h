@@ -12,10 +12,12 @@
 #include "btforge/support/MappedFile.h"
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 
@@ -108,6 +110,67 @@ struct PluginDescriptor {
     }
 };
 
+namespace detail {
+
+// The exception being handled, as an Error naming the plugin.
+inline Error currentExceptionError(const char* plugin) {
+    std::string what;
+    try {
+        std::rethrow_exception(std::current_exception()); // to tell what it is
+    } catch (const std::bad_alloc&) {
+        what = "out of memory";
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+        what = "an exception that is not a std::exception";
+    }
+    return Error::badInput(std::string(plugin) + " plugin failed: " + what);
+}
+
+// What the descriptor macros below make: the plugin's class behind a barrier that catches, in the
+// plugin's own code, whatever it throws (out of memory, a library's std::out_of_range), so that
+// no exception crosses into the host: a load or emit returns it as an Error, a probe says 0.
+template <typename Impl> class LoaderBarrier final : public Loader {
+public:
+    explicit LoaderBarrier(const char* name) : name_(name) {}
+    unsigned probe(const InputProbe& input) const override {
+        try {
+            return impl_.probe(input);
+        } catch (...) {
+            return 0;
+        }
+    }
+    Expected<ir::TypeGraph> load(const LoadRequest& request, Session& session) override {
+        try {
+            return impl_.load(request, session);
+        } catch (...) {
+            return currentExceptionError(name_);
+        }
+    }
+
+private:
+    const char* name_;
+    Impl impl_;
+};
+
+template <typename Impl> class EmitterBarrier final : public Emitter {
+public:
+    explicit EmitterBarrier(const char* name) : name_(name) {}
+    Expected<void> emit(const ir::TypeGraph& graph, const EmitRequest& request, std::ostream& out,
+                        Session& session) override {
+        try {
+            return impl_.emit(graph, request, out, session);
+        } catch (...) {
+            return currentExceptionError(name_);
+        }
+    }
+
+private:
+    const char* name_;
+    Impl impl_;
+};
+
+} // namespace detail
 } // namespace btforge::plugin
 
 // Defines the exported descriptor of a loader or emitter plugin implemented by CLASS. What follows
@@ -118,7 +181,7 @@ struct PluginDescriptor {
         .abiVersion = ::btforge::plugin::kAbiVersion,                                              \
         .kind = ::btforge::plugin::PluginKind::Loader, .name = NAME, .description = DESCRIPTION,   \
         .makeLoader = []() -> std::unique_ptr<::btforge::plugin::Loader> {                         \
-            return std::make_unique<CLASS>();                                                      \
+            return std::make_unique<::btforge::plugin::detail::LoaderBarrier<CLASS>>(NAME);        \
         } __VA_OPT__(, ) __VA_ARGS__                                                               \
     }
 
@@ -127,6 +190,6 @@ struct PluginDescriptor {
         .abiVersion = ::btforge::plugin::kAbiVersion,                                              \
         .kind = ::btforge::plugin::PluginKind::Emitter, .name = NAME, .description = DESCRIPTION,  \
         .makeEmitter = []() -> std::unique_ptr<::btforge::plugin::Emitter> {                       \
-            return std::make_unique<CLASS>();                                                      \
+            return std::make_unique<::btforge::plugin::detail::EmitterBarrier<CLASS>>(NAME);       \
         } __VA_OPT__(, ) __VA_ARGS__                                                               \
     }
