@@ -304,13 +304,14 @@ Expected<void> Reader::findRecords() {
                                            (kind == 0 ? ""
                                                       : ", and no layout section entry "
                                                         "says how long its record is"));
-        const std::string label = describe(id, static_cast<Kind>(kind), ir::kNoName);
+        // Only for a message: built per record, it cost a twentieth of a module's run.
+        auto label = [&] { return describe(id, static_cast<Kind>(kind), ir::kNoName); };
         const uint32_t vlen = infoVlen(info);
         const bool funcAddress = kind == static_cast<uint32_t>(Kind::Func) && infoKindFlag(info);
         // Its record is longer, so nothing after it could be read right: stop here.
         if (funcAddress && !options_.funcAddresses)
-            return error(at + kInfoAt, label + ": FUNC with kind_flag set (address-carrying FUNC "
-                                               "extension) is not standard BTF");
+            return error(at + kInfoAt, label() + ": FUNC with kind_flag set (address-carrying FUNC "
+                                                 "extension) is not standard BTF");
         const bool funcAddressKind =
             kind == kFuncAddrKind && options_.funcAddresses && described == kFuncAddrLayout;
         KindLayout layout = known ? standardLayout(static_cast<Kind>(kind)) : *described;
@@ -318,13 +319,13 @@ Expected<void> Reader::findRecords() {
             layout = kFuncAddrLayout;
         if (layout.infoSize % 4 != 0 || layout.elemSize % 4 != 0)
             return error(at + kInfoAt,
-                         label + ": the layout section gives kind " + std::to_string(kind) + " " +
+                         label() + ": the layout section gives kind " + std::to_string(kind) + " " +
                              std::to_string(layout.infoSize) + " bytes once and " +
                              std::to_string(layout.elemSize) + " per element: not multiples of 4");
         const uint64_t recordSize = kTypeRecordSize + trailingSize(layout, vlen);
         if (recordSize > left)
-            return error(at, label + ": record of " + std::to_string(recordSize) + " bytes (vlen " +
-                                 std::to_string(vlen) +
+            return error(at, label() + ": record of " + std::to_string(recordSize) +
+                                 " bytes (vlen " + std::to_string(vlen) +
                                  ") runs past the end of the type section (" +
                                  std::to_string(left) + " bytes left)");
         recordOffsets_.push_back(static_cast<uint32_t>(pos));

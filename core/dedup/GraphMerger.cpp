@@ -91,8 +91,9 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
 } // namespace
 
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
-    : base(std::move(baseGraph)), merged(base), firstOwn(merged.firstId()),
-      baseRep(firstOwn, ir::kVoidType) {
+    : base(std::move(baseGraph)),
+      matchRounds(base ? detail::kBaseMatchRounds : detail::kMatchRounds), merged(base),
+      firstOwn(merged.firstId()), baseRep(firstOwn, ir::kVoidType) {
     world.addLeaf(voidLabel());
     if (!base)
         return;
@@ -100,10 +101,11 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     // and let the smallest id of each stand for it, so the world stays minimal.
     for (TypeId id = 1; id < firstOwn; ++id)
         world.addType(*base, id);
-    const std::vector<uint64_t> hashes = detail::structuralHashes(world, detail::kMatchRounds);
+    const std::vector<uint64_t> hashes = detail::structuralHashes(world, matchRounds);
     std::vector<uint32_t> block = blocksByHash(hashes);
     const uint32_t classes = detail::refinePartition(world, block);
     std::vector<TypeId> first(classes, kUnmapped);
+    index.reserve(classes);
     for (TypeId id = 0; id < firstOwn; ++id) {
         TypeId& rep = first[block[id]];
         if (rep == kUnmapped)
@@ -125,7 +127,8 @@ GraphMerger::GraphMerger(GraphMerger&&) noexcept = default;
 GraphMerger& GraphMerger::operator=(GraphMerger&&) noexcept = default;
 GraphMerger::~GraphMerger() = default;
 
-PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId> placeholders) {
+PreparedUnit GraphMerger::prepare(const TypeGraph& unit,
+                                  std::span<const TypeId> placeholders) const {
     assert(!unit.base() && unit.firstId() == 1 && "a unit graph is standalone");
     const uint32_t count = unit.ownCount();
     PreparedUnit prepared;
@@ -152,7 +155,7 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit, std::span<const TypeId>
     }
     findComponents(refs, prepared.order_, prepared.componentStarts_);
     if (prepared.placeholders_.empty())
-        prepared.hashes_ = detail::structuralHashes(refs, detail::kMatchRounds);
+        prepared.hashes_ = detail::structuralHashes(refs, state_->matchRounds);
     return prepared;
 }
 

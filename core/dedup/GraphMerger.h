@@ -70,8 +70,8 @@ public:
     // Pure, so callable from any thread while another merges. `unit` is standalone (no base,
     // ids from 1); `placeholders` lists its types that stand for types merged earlier (any
     // order), whose targets merge() gets through preMapped.
-    static PreparedUnit prepare(const ir::TypeGraph& unit,
-                                std::span<const ir::TypeId> placeholders = {});
+    PreparedUnit prepare(const ir::TypeGraph& unit,
+                         std::span<const ir::TypeId> placeholders = {}) const;
 
     // Merges one prepared unit; calls must be serialised. unitOrder is the unit's position in the
     // input and orders the final graph. preMapped is empty or has one entry per unit type:

@@ -9,6 +9,7 @@
 
 #include "btforge/ir/Kind.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,15 @@ public:
             grow();
         place({tagOf(hash), id});
         ++used_;
+    }
+
+    // Room for `more` insertions without growing on the way (a base's types, all at once).
+    void reserve(size_t more) {
+        size_t size = slots_.size();
+        while ((used_ + more) * 4 > size * 3)
+            size *= 2;
+        if (size != slots_.size())
+            rehash(size);
     }
 
     // Calls visit(id) for each id inserted under `hash` (or a hash with its upper half), until
@@ -56,9 +66,11 @@ private:
         slots_[i] = slot;
     }
 
-    void grow() {
+    void grow() { rehash(slots_.size() * 2); }
+
+    void rehash(size_t size) {
         std::vector<Slot> old = std::move(slots_);
-        slots_.assign(old.size() * 2, Slot{});
+        slots_.assign(size, Slot{});
         for (const Slot& slot : old) {
             if (slot.id != ir::kVoidType)
                 place(slot);

@@ -285,9 +285,10 @@ uint32_t GraphMerger::State::refine(std::span<const TypeId> named, std::vector<N
             alone[id] = isHidden(id);
         for (size_t i = 0; i < aliases.size(); ++i)
             alone[aliases.node(i)] = 1;
-        // Most types hash alike here (the variants declarations made): the table grows to the
-        // distinct hashes instead of being sized for every type.
-        detail::KeyNumbering numbers(0);
+        // Most own types hash alike here (the variants declarations made): the table grows to
+        // the distinct hashes instead of being sized for every type. A base's types are distinct
+        // classes already: sized for them, it does not grow a dozen times for each module.
+        detail::KeyNumbering numbers(firstOwn);
         block.resize(end);
         for (TypeId id = 0; id < end; ++id)
             block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
@@ -374,7 +375,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     release(index);
     release(roundMemo);
     release(roundMemoDone);
-    release(baseRoundMemo);
+    release(roundSlot);
     release(map);
     release(tentative);
     release(unmatchable);

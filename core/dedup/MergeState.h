@@ -14,7 +14,6 @@
 #include <memory>
 #include <span>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -89,6 +88,8 @@ struct GraphMerger::State {
     bool isHidden(ir::TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
 
     std::shared_ptr<const ir::TypeGraph> base;
+    // The rounds of the hashes units are matched by (StructuralHash.h), fixed for the run.
+    unsigned matchRounds;
     Declarations declarations = Declarations::ByContext;
     ir::TypeGraph merged; // over `base`
     ir::TypeId firstOwn;
@@ -100,11 +101,13 @@ struct GraphMerger::State {
     // partition read. References are canonical, base types' included.
     RefGraph world;
 
-    // Per-round hashes of world types, for placeholders; filled on demand. Own types densely;
-    // base types, of which a unit over a base reaches few, by (id, round).
-    std::vector<uint64_t> roundMemo;     // (kMatchRounds + 1) per own id
-    std::vector<uint32_t> roundMemoDone; // bit r: round r of that own id is in roundMemo
-    std::unordered_map<uint64_t, uint64_t> baseRoundMemo;
+    // Per-round hashes of world types, for placeholders; filled on demand. A unit over a base
+    // reaches few of its types, so each world type reached gets a slot of (kMatchRounds + 1)
+    // hashes when first reached (a hash map of (id, round) cost a tenth of a module's run).
+    static constexpr uint32_t kNoSlot = UINT32_MAX;
+    std::vector<uint32_t> roundSlot;     // by world id: its slot, or kNoSlot
+    std::vector<uint64_t> roundMemo;     // (kMatchRounds + 1) per slot
+    std::vector<uint32_t> roundMemoDone; // by slot, bit r: round r is in roundMemo
 
     // merge() scratch, by unit type id; kept across units so merging does not allocate.
     std::vector<ir::TypeId> map;       // committed: merged id, or kUnmapped

@@ -102,7 +102,7 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
 void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
     const std::vector<TypeId>& placeholders = unit.placeholders_;
     unit.hashes_ = detail::structuralHashes(
-        unit.refs_, detail::kMatchRounds, placeholders,
+        unit.refs_, matchRounds, placeholders,
         [&](size_t i, unsigned round) { return worldRound(map[placeholders[i]], round); });
 }
 
@@ -110,30 +110,24 @@ void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
 // the round.
 uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
     constexpr size_t kStride = detail::kMatchRounds + 1;
-    const uint64_t key = uint64_t{id} * kStride + round;
-    const size_t own = id - firstOwn;
-    if (!isOwn(id)) {
-        if (auto it = baseRoundMemo.find(key); it != baseRoundMemo.end())
-            return it->second;
-    } else {
-        if (roundMemoDone.size() <= own) {
-            roundMemoDone.resize(merged.endId() - firstOwn, 0);
-            roundMemo.resize(size_t{merged.endId() - firstOwn} * kStride);
-        }
-        if (roundMemoDone[own] >> round & 1)
-            return roundMemo[own * kStride + round];
+    if (roundSlot.size() < merged.endId())
+        roundSlot.resize(merged.endId(), kNoSlot);
+    uint32_t slot = roundSlot[id];
+    if (slot == kNoSlot) {
+        slot = roundSlot[id] = static_cast<uint32_t>(roundMemoDone.size());
+        roundMemoDone.push_back(0);
+        roundMemo.resize(roundMemo.size() + kStride);
+    } else if (roundMemoDone[slot] >> round & 1) {
+        return roundMemo[slot * kStride + round];
     }
     uint64_t hash = world.label(id).first;
     if (round > 0) {
         for (TypeId ref : world.refs(id))
             hash = hashing::combine(hash, worldRound(ref, round - 1));
     }
-    if (!isOwn(id)) {
-        baseRoundMemo.emplace(key, hash);
-    } else {
-        roundMemo[own * kStride + round] = hash;
-        roundMemoDone[own] |= 1u << round;
-    }
+    // Not a reference taken before the recursion: it may have grown the memo.
+    roundMemo[size_t{slot} * kStride + round] = hash;
+    roundMemoDone[slot] |= 1u << round;
     return hash;
 }
 

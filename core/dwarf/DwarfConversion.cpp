@@ -183,7 +183,7 @@ private:
             baseDeclarations_->resolveDeclarations(mapped.graph, mapped.preMapped, placeholders);
             baseDeclarations_->referToDeclarations(mapped.graph, mapped.preMapped, placeholders);
         }
-        pending->prepared = dedup::GraphMerger::prepare(mapped.graph, placeholders);
+        pending->prepared = merger_.prepare(mapped.graph, placeholders);
         bool full = false;
         {
             std::lock_guard queueLock(queueMutex_);

@@ -514,7 +514,7 @@ TEST_CASE("GraphMerger: placeholders stand for types merged earlier") {
         std::vector<TypeId> firstIds = merger.merge(first.g, 0);
         std::vector<TypeId> preMapped(second.g.ownCount(), dedup::kNotPreMapped);
         preMapped[placeholder - 1] = firstIds[s - 1];
-        dedup::PreparedUnit prepared = GraphMerger::prepare(second.g, {&placeholder, 1});
+        dedup::PreparedUnit prepared = merger.prepare(second.g, {&placeholder, 1});
         std::vector<TypeId> secondIds = merger.merge(std::move(prepared), 1, preMapped);
         CHECK(secondIds[placeholder - 1] == firstIds[s - 1]);
         if (!thirdFirst)
