@@ -40,10 +40,10 @@ po::options_description globalOptions() {
         "plugin-opt", po::value<std::vector<std::string>>()->composing(),
         "NAME.KEY=VALUE: option KEY of plugin NAME (repeatable; 'btforge plugins' lists them)")(
         "jobs,j", po::value<std::string>(),
-        "worker threads, 1 to 1024 (default, or 0: one per CPU)")(
-        "stream-limit", po::value<std::string>(),
-        "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
-        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
+        "worker threads, 1 to 1024, at most one per CPU btforge may use (default, or 0: one per "
+        "CPU)")("stream-limit", po::value<std::string>(),
+                "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
+                "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
         "stats",
         "after a conversion, print on stderr the wall and CPU time of each phase, the serial "
         "fraction, the peak memory and counts (units, DIEs, types)");

@@ -4,10 +4,13 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <latch>
 #include <new>
+#include <sched.h>
+#include <thread>
 
 namespace btforge::host {
 namespace {
@@ -27,6 +30,14 @@ void runGuarded(const std::function<void(size_t)>& body, size_t i) noexcept {
 }
 
 } // namespace
+
+unsigned ThreadPoolRunner::threadsFor(unsigned requested) {
+    unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    cpu_set_t allowed;
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        cpus = std::max(1, CPU_COUNT(&allowed));
+    return requested ? std::min(requested, cpus) : cpus;
+}
 
 ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
     : threads_(threads ? threads : 1), pool_(threads_) {}

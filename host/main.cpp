@@ -12,7 +12,6 @@
 #include <new>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 
 namespace {
@@ -89,8 +88,7 @@ int run(int argc, char** argv) {
     for (const PluginFailure& f : registry.failures())
         diagnostics.warning("plugin " + f.path + " not loaded: " + f.reason);
 
-    unsigned jobs = command->global.jobs ? command->global.jobs
-                                         : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned jobs = ThreadPoolRunner::threadsFor(command->global.jobs);
     ThreadPoolRunner tasks(jobs);
     TerminalProgress progress(!command->global.quiet);
     plugin::Options loadDefaults; // diff loads with the defaults convert has

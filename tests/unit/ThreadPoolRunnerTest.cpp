@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
@@ -59,4 +60,26 @@ TEST_CASE("ThreadPoolRunner: an exception escaping a body ends the run cleanly")
     ::unlink(errors.c_str());
     ::unlink(temporary.c_str());
     ::rmdir(dir);
+}
+
+TEST_CASE("ThreadPoolRunner: -j never gives more threads than the CPUs the process may use") {
+    cpu_set_t allowed;
+    REQUIRE(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+    const auto cpus = static_cast<unsigned>(CPU_COUNT(&allowed));
+    CHECK(ThreadPoolRunner::threadsFor(0) == cpus);
+    CHECK(ThreadPoolRunner::threadsFor(1024) == cpus);
+    CHECK(ThreadPoolRunner::threadsFor(1) == 1);
+    // A smaller mask, as taskset or a cgroup's cpuset gives: one CPU, so one thread.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (CPU_ISSET(cpu, &allowed)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    }
+    REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+    const unsigned narrowed = ThreadPoolRunner::threadsFor(16);
+    REQUIRE(sched_setaffinity(0, sizeof allowed, &allowed) == 0);
+    CHECK(narrowed == 1);
 }
