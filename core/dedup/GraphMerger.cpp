@@ -102,10 +102,22 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     for (TypeId id = 1; id < firstOwn; ++id)
         world.addType(*base, id);
     const std::vector<uint64_t> hashes = detail::structuralHashes(world, matchRounds);
+    // Types that hash apart are never equivalent, and in a deduplicated kernel's BTF every type
+    // does: then each is its own class, and the partition (a tenth of a small module's run) is
+    // not needed.
+    index.reserve(firstOwn);
+    bool distinct = true;
+    for (TypeId id = 1; distinct && id < firstOwn; ++id)
+        distinct = index.insertUnique(hashes[id], id, [&](TypeId other) { return hashes[other]; });
+    if (distinct) {
+        for (TypeId id = 0; id < firstOwn; ++id)
+            baseRep[id] = id;
+        return;
+    }
+    index = detail::HashIndex();
     std::vector<uint32_t> block = blocksByHash(hashes);
     const uint32_t classes = detail::refinePartition(world, block);
     std::vector<TypeId> first(classes, kUnmapped);
-    index.reserve(classes);
     for (TypeId id = 0; id < firstOwn; ++id) {
         TypeId& rep = first[block[id]];
         if (rep == kUnmapped)

@@ -26,6 +26,23 @@ public:
         ++used_;
     }
 
+    // Inserts `id` unless an id of the same full hash is there (hashOf: an id's full hash);
+    // returns whether it did. Same-tag ids are on its probe path, so this costs what insert does.
+    template <typename HashOf> bool insertUnique(uint64_t hash, ir::TypeId id, HashOf&& hashOf) {
+        if ((used_ + 1) * 4 > slots_.size() * 3)
+            grow();
+        const uint32_t tag = tagOf(hash);
+        const size_t mask = slots_.size() - 1;
+        size_t i = tag & mask;
+        for (; slots_[i].id != ir::kVoidType; i = (i + 1) & mask) {
+            if (slots_[i].tag == tag && hashOf(slots_[i].id) == hash)
+                return false;
+        }
+        slots_[i] = {tag, id};
+        ++used_;
+        return true;
+    }
+
     // Room for `more` insertions without growing on the way (a base's types, all at once).
     void reserve(size_t more) {
         size_t size = slots_.size();
