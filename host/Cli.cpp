@@ -46,7 +46,7 @@ po::options_description globalOptions() {
                 "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
         "stats",
         "after a conversion, print on stderr the wall and CPU time of each phase, the serial "
-        "fraction, the peak memory and counts (units, DIEs, types)");
+        "fraction, the peak memory and what holds it, and counts (units, DIEs, types)");
     return d;
 }
 

@@ -441,11 +441,16 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         timer.reset();
         if (!base)
             return std::move(base).error();
+        if (session.stats)
+            session.stats->hold(plugin::holder::kBaseTypes, (*base)->memoryUsage());
         load.base = std::move(*base);
         load.basePath = *basePath;
     }
     plugin::PhaseTimer timer(session.stats, plugin::phase::kLoad);
-    return (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
+    auto graph = (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
+    if (graph && session.stats)
+        session.stats->hold(plugin::holder::kResult, graph->memoryUsage());
+    return graph;
 }
 
 } // namespace btforge::host

@@ -57,6 +57,16 @@ RunStats::Phase& RunStats::phaseNamed(std::string_view name) {
     return phases_.emplace_back(Phase{std::string(name)});
 }
 
+void RunStats::hold(std::string_view holder, uint64_t bytes) {
+    std::lock_guard lock(mutex_);
+    auto it = std::find_if(holders_.begin(), holders_.end(),
+                           [&](const Holder& h) { return h.name == holder; });
+    if (it == holders_.end())
+        holders_.push_back({std::string(holder), bytes});
+    else
+        it->largest = std::max(it->largest, bytes);
+}
+
 void RunStats::addTime(std::string_view name, double wall, double cpu) {
     const long peak = peakRssKb();
     std::lock_guard lock(mutex_);
@@ -161,6 +171,15 @@ void RunStats::print(std::ostream& out, std::string_view input) const {
         }
     }
     text += "  peak RSS " + megabytes(peak) + ", reached by the end of: " + reached + "\n";
+    // The rest is the program and its libraries, the input's mapped pages, scratch space of the
+    // phases and what the allocator keeps.
+    text += "  held (each at its largest):";
+    if (holders_.empty())
+        text += " nothing measured";
+    for (size_t i = 0; i < holders_.size(); ++i)
+        text += (i ? ", " : " ") + holders_[i].name + " " +
+                megabytes(static_cast<long>(holders_[i].largest / 1024));
+    text += "\n";
 
     text += "  counts:";
     for (size_t i = 0; i < counts_.size(); ++i)

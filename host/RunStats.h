@@ -19,6 +19,7 @@ public:
 
     void addTime(std::string_view phase, double wall, double cpu) override;
     void addCount(std::string_view what, uint64_t n) override;
+    void hold(std::string_view holder, uint64_t bytes) override;
     // Closes the start-up phase (the time from construction, and the process's CPU so far).
     void startUpDone();
     // Prints the table for `input`.
@@ -34,12 +35,17 @@ private:
         std::string what;
         uint64_t n = 0;
     };
+    struct Holder {
+        std::string name;
+        uint64_t largest = 0;
+    };
     Phase& phaseNamed(std::string_view name);
 
     std::chrono::steady_clock::time_point start_;
     mutable std::mutex mutex_;
     std::vector<Phase> phases_; // in the order first met
     std::vector<Count> counts_;
+    std::vector<Holder> holders_; // in the order first met
 };
 
 } // namespace btforge::host

@@ -191,6 +191,15 @@ GraphMerger::Result GraphMerger::finish(plugin::TaskRunner* tasks) && {
     return state->finish(tasks);
 }
 
+size_t GraphMerger::memoryUsage() const {
+    const State& s = *state_;
+    auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    return s.world.memoryUsage() + s.index.memoryUsage() + s.merged.memoryUsage() +
+           s.ownKey.memoryUsage() + bytes(s.baseRep) + bytes(s.roundSlot) + bytes(s.roundMemo) +
+           bytes(s.roundMemoDone) + bytes(s.map) + bytes(s.tentative) + bytes(s.unmatchable) +
+           bytes(s.classOf) + bytes(s.internedName);
+}
+
 uint32_t GraphMerger::provisionalCount() const {
     return state_->merged.ownCount();
 }

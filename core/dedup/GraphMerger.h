@@ -97,6 +97,8 @@ public:
 
     // Own types merged so far (before finish()).
     uint32_t provisionalCount() const;
+    // The bytes the merger holds: its world and index, the merged types, merging's scratch.
+    size_t memoryUsage() const;
 
 private:
     struct State;

@@ -63,6 +63,8 @@ public:
         }
     }
 
+    size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }
+
     void prefetch(uint64_t hash) const {
         btforge::prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
     }

@@ -59,6 +59,9 @@ public:
     // nodes it will read starts loading them (the label and where the references are), and
     // later their references.
     void prefetchNode(uint32_t node) const { prefetch(&nodes_[node]); }
+    size_t memoryUsage() const {
+        return nodes_.memoryUsage() + refs_.memoryUsage() + scratch_.capacity() * sizeof(uint32_t);
+    }
     void prefetchRefs(uint32_t node) const { prefetch(nodes_[node].refs); }
 
 private:

@@ -154,8 +154,10 @@ private:
     Expected<void> readUnit(size_t index, UnitDies& dies) {
         plugin::PhaseTimer timer(session_.stats, plugin::phase::kRead, kWorker);
         auto read = reader_.readUnit(index, dies);
-        if (read && session_.stats)
+        if (read && session_.stats) {
             session_.stats->addCount("DIEs kept", dies.dies.size());
+            session_.stats->hold(plugin::holder::kUnitDies, dies.memoryUsage());
+        }
         return read;
     }
     MappedUnit timedMapUnit(const UnitDies& dies, uint32_t order, const MappingRules& rules) {
@@ -301,6 +303,8 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         return std::move(ran).error();
 
     plugin::Stats* stats = session.stats;
+    if (stats)
+        stats->hold(plugin::holder::kMerger, pipeline.merger().memoryUsage());
     std::optional<plugin::PhaseTimer> dedupTimer(std::in_place, stats, plugin::phase::kDedup);
     auto [graph, finalIds] = std::move(pipeline.merger()).finish(&session.tasks);
     UnitObservations all;

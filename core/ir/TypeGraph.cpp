@@ -124,6 +124,13 @@ void TypeGraph::replace(TypeId id, const TypeView& view) {
     records_[id - firstId_] = encode(view);
 }
 
+size_t TypeGraph::memoryUsage() const {
+    const bool ownStrings = !base_ || &base_->strings() != strings_.get();
+    return records_.memoryUsage() + members_.memoryUsage() + params_.memoryUsage() +
+           enumerators_.memoryUsage() + secinfos_.memoryUsage() + placements_.memoryUsage() +
+           (ownStrings ? strings_->memoryUsage() : 0);
+}
+
 void TypeGraph::reserve(size_t types) {
     records_.reserve(types);
 }

@@ -184,13 +184,14 @@ grep -q "note: emitter 'btf' is $work/shadow-env/libbtforge-other-btf.so, which 
 rm -f "$work/x.btf"
 # --stats: after the run, on stderr (even with --quiet), every phase with its wall and CPU
 # milliseconds adding up to the total, the serial fraction with its projections, the peak memory
-# and the counts; the output is the same bytes. Timings are not checked, only the format.
+# and what holds it, and the counts; the output is the same bytes. Timings are not checked, only
+# the format.
 expect_status 0 "$BTFORGE" --quiet convert "$sample" -o "$work/plain.btf"
 [ ! -s "$work/stderr" ] || fail "without --stats, stderr is not empty"
 expect_status 0 "$BTFORGE" --stats --quiet convert "$sample" -o "$work/stats.btf"
 cmp -s "$work/plain.btf" "$work/stats.btf" || fail "--stats changes the output"
 stats_fail() { cat "$work/stderr"; fail "--stats: $1"; }
-[ "$(wc -l < "$work/stderr")" = 18 ] || stats_fail "not 18 lines"
+[ "$(wc -l < "$work/stderr")" = 19 ] || stats_fail "not 19 lines"
 grep -qxF "btforge: stats for $sample" "$work/stderr" || stats_fail "no title naming the input"
 ms='[0-9]+\.[0-9]'
 for phase in "start-up and plugins" base "base index" read map merge dedup functions variables \
@@ -204,6 +205,11 @@ grep -Eq '^  serial fraction [01]\.[0-9]{2} \(.*\): 8 cores [0-9]+ ms, 16 cores 
     "$work/stderr" || stats_fail "no serial fraction with projections"
 grep -Eq '^  peak RSS [0-9]+\.[0-9] MB, reached by the end of: [a-z ,-]+$' "$work/stderr" ||
     stats_fail "no peak memory"
+# What holds the memory: the DWARF loader's holders, each in MB, together below the peak.
+grep -Eq "^  held \(each at its largest\): a unit's DIEs $ms MB, merger \(world, index, merged types\) $ms MB, resulting types $ms MB\$" \
+    "$work/stderr" || stats_fail "no memory holders"
+awk '/^  peak RSS/ { peak = $3 } /^  held/ { n = split($0, f, " MB"); for (i = 1; i < n; i++) { k = split(f[i], w, " "); sum += w[k] } }
+    END { exit !(sum > 0 && sum < peak) }' "$work/stderr" || stats_fail "the holders are not below the peak"
 grep -Eq '^  counts: .*units [0-9,]+' "$work/stderr" && grep -Eq 'DIEs kept [0-9,]+' "$work/stderr" &&
     grep -Eq 'types before dedup [0-9,]+, types after dedup [0-9,]+' "$work/stderr" ||
     stats_fail "counts missing"

@@ -104,6 +104,10 @@ struct BTFORGE_API UnitDies {
     }
 
     bool isClang() const { return producer.find("clang") != std::string_view::npos; }
+    // The bytes its vectors hold (--stats).
+    size_t memoryUsage() const {
+        return dies.capacity() * sizeof(Die) + locationOps.capacity() * sizeof(LocationOp);
+    }
     // Empties the unit but keeps the vectors' capacity: a worker reuses one UnitDies per unit.
     void clear();
     // Adds the DIEs of a unit whose offsets all follow this one's; its unit DIE gets no parent.

@@ -41,6 +41,11 @@ public:
     // unless this pool continues a base.
     std::span<const char> bytes() const { return bytes_; }
     const StringPool* base() const { return base_.get(); }
+    // The bytes this pool holds, its base's not included (--stats).
+    size_t memoryUsage() const {
+        return bytes_.capacity() + slots_.capacity() * sizeof(Slot) +
+               cut_.capacity() * sizeof(std::string_view) + hashes_.capacity() * sizeof(uint32_t);
+    }
 
     // Adopts a whole string section as read from BTF, keeping its offsets. The caller has checked
     // that it starts with NUL (when not split) and ends with NUL.

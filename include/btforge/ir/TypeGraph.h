@@ -67,6 +67,8 @@ public:
     // Replaces an own type in place (dedup and amending rewrite types; ids stay stable).
     void replace(TypeId id, const TypeView& view);
     void reserve(size_t types);
+    // The bytes this graph holds, its strings included and its base's not (--stats).
+    size_t memoryUsage() const;
 
     // --- facts beyond BTF ---
     ByteOrder byteOrder() const { return byteOrder_; }

@@ -161,6 +161,8 @@ using TypeView =
 
 static_assert(std::variant_size_v<TypeView> == kMaxKind + 1);
 
-inline Kind kindOf(const TypeView& view) { return static_cast<Kind>(view.index()); }
+inline Kind kindOf(const TypeView& view) {
+    return static_cast<Kind>(view.index());
+}
 
 } // namespace btforge::ir

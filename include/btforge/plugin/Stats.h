@@ -27,6 +27,14 @@ inline constexpr std::string_view kVariables = "variables";
 inline constexpr std::string_view kWrite = "write";
 } // namespace phase
 
+// What holds memory, as hold() names it.
+namespace holder {
+inline constexpr std::string_view kBaseTypes = "base types";
+inline constexpr std::string_view kUnitDies = "a unit's DIEs";
+inline constexpr std::string_view kMerger = "merger (world, index, merged types)";
+inline constexpr std::string_view kResult = "resulting types";
+} // namespace holder
+
 class Stats {
 public:
     virtual ~Stats() = default;
@@ -34,6 +42,10 @@ public:
     virtual void addTime(std::string_view phase, double wall, double cpu) = 0;
     // Adds `n` to the count `what` (units, DIEs, types). Thread-safe.
     virtual void addCount(std::string_view what, uint64_t n) = 0;
+    // The bytes `holder` (a structure of the run: the base's types, a unit's DIEs) holds now;
+    // the host prints the largest each reached, to say what the peak memory is made of.
+    // Thread-safe.
+    virtual void hold(std::string_view holder, uint64_t bytes) = 0;
 };
 
 // Times `phase` of `stats` (none: null) from construction to destruction. A phase the calling
