@@ -1,7 +1,9 @@
-# Every dependency is a Debian bookworm package; scripts/install-deps.sh installs them.
+# Every dependency is a Debian bookworm package; scripts/install-deps.sh installs them. These are
+# what btforge itself builds with (the README lists their packages); the tests find their own
+# (tests/CMakeLists.txt), and the llvm-dwarf loader is built when LLVM 19 is there.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+# libdw-dev: the dwarf loader links libdw; core uses only its <dwarf.h> (the DWARF constants).
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
-pkg_check_modules(LIBBPF REQUIRED IMPORTED_TARGET libbpf)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 find_package(Threads REQUIRED)

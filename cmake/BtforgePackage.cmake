@@ -17,7 +17,18 @@ install(FILES ${PROJECT_BINARY_DIR}/btforgeConfig.cmake
   ${PROJECT_SOURCE_DIR}/cmake/BtforgePlugin.cmake
   DESTINATION ${_cmake_dir})
 
-# Relocatable: the prefix is found from where btforge.pc lies (cmake --install --prefix DIR).
-file(RELATIVE_PATH BTFORGE_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-configure_file(${PROJECT_SOURCE_DIR}/cmake/btforge.pc.in ${PROJECT_BINARY_DIR}/btforge.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/btforge.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# btforge.pc is written when installing, with the prefix then chosen (cmake --install --prefix
+# DIR), normalised: pkg-config then prints plain absolute paths, and the same compiler flags
+# btforge_add_plugin gives a plugin.
+install(CODE "
+  cmake_path(SET BTFORGE_PC_PREFIX NORMALIZE \"\${CMAKE_INSTALL_PREFIX}\")
+  string(REGEX REPLACE \"(.)/$\" \"\\\\1\" BTFORGE_PC_PREFIX \"\${BTFORGE_PC_PREFIX}\")
+  set(CMAKE_INSTALL_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+  set(CMAKE_INSTALL_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(BTFORGE_INSTALL_PLUGIN_DIR \"${BTFORGE_INSTALL_PLUGIN_DIR}\")
+  set(PROJECT_VERSION \"${PROJECT_VERSION}\")
+  set(pc \"\$ENV{DESTDIR}\${BTFORGE_PC_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/btforge.pc\")
+  configure_file(\"${PROJECT_SOURCE_DIR}/cmake/btforge.pc.in\" \"\${pc}\" @ONLY)
+  message(STATUS \"Installing: \${pc}\")
+  list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${pc}\")
+")

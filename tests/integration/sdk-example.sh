@@ -61,6 +61,22 @@ PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$work/make-build" -f "$example/Ma
     { cat "$work/make.log"; fail "the example does not build with pkg-config btforge"; }
 check "$work/make-build" pkg-config
 
+# pkg-config gives what CMake gives: plain paths of the prefix, C++20 and hidden symbols, so both
+# builds export the same symbols (the descriptor alone).
+flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs btforge)
+case "$flags" in
+*..* | *//*) fail "pkg-config's paths are not plain: $flags" ;;
+esac
+for flag in -std=c++20 -fvisibility=hidden -fvisibility-inlines-hidden "-I$prefix/include" \
+    "-L$prefix/lib"; do
+    [[ " $flags " == *" $flag "* ]] || fail "pkg-config btforge lacks $flag: $flags"
+done
+exported() { nm -D --defined-only "$1/libbtforge-kinds.so" | awk '{ print $3 }' | sort; }
+diff <(exported "$work/cmake-build") <(exported "$work/make-build") ||
+    fail "the CMake and pkg-config builds export different symbols"
+[ "$(exported "$work/make-build")" = btforge_plugin_descriptor ] ||
+    fail "the plugin exports more than its descriptor: $(exported "$work/make-build" | tr '\n' ' ')"
+
 # An option nobody declares is a usage error.
 set +e
 "$btforge" --plugin-dir "$work/make-build" --plugin-opt kinds.colour=red convert "$input" \
