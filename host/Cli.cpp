@@ -90,8 +90,7 @@ po::options_description convertOptions() {
     return d;
 }
 
-Expected<plugin::FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
-    using plugin::FuncAddrMode;
+Expected<FuncAddrMode> parseFuncAddrMode(const std::string& mode) {
     for (auto [name, value] :
          {std::pair{"keep", FuncAddrMode::Keep}, std::pair{"merge", FuncAddrMode::Merge},
           std::pair{"decl-tag", FuncAddrMode::DeclTag}}) {
@@ -221,7 +220,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         auto parsed = parseFuncAddrMode(*mode);
         if (!parsed)
             return std::move(parsed).error();
-        command.options.funcAddr = *parsed;
+        request.funcAddr = *parsed;
     }
     // The DWARF loaders' options, by their shorthands (LoaderOptions.h).
     for (auto [flag, key] : {std::pair{"lang-exclude", dwarf::kLanguageExcludeOption},

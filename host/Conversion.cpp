@@ -12,6 +12,7 @@
 #include "btforge/Features.h"
 #include "btforge/btf/DistilledBase.h"
 #include "btforge/btf/FuncAddrExtension.h"
+#include "btforge/dwarf/LoaderOptions.h"
 #include "btforge/elf/ElfSections.h"
 #include "btforge/support/MappedFile.h"
 
@@ -299,8 +300,7 @@ Error aboutInput(Error error, const std::string& input) {
 } // namespace
 
 Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
-                                        const ConversionRequest& request,
-                                        plugin::Options& options) {
+                                        ConversionRequest& request) {
     const LoadedPlugin* emitter = registry.find(PluginKind::Emitter, request.emitter);
     if (!emitter)
         return {}; // runConversion says so
@@ -308,9 +308,9 @@ Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
         return Error::usage("convert: --elf and --in-place write BTF into an ELF file: -t " +
                             request.emitter + " does not write BTF");
     if (emitter->descriptor->has(plugin::Capability::NeedsFuncAddresses)) {
-        if (options.funcAddr == plugin::FuncAddrMode::Standard)
-            options.funcAddr = plugin::FuncAddrMode::Keep;
-        else if (options.funcAddr != plugin::FuncAddrMode::Keep)
+        if (request.funcAddr == FuncAddrMode::Standard)
+            request.funcAddr = FuncAddrMode::Keep;
+        else if (request.funcAddr != FuncAddrMode::Keep)
             return Error::usage("-t " + request.emitter +
                                 " writes FUNC addresses: --func-addr must be keep");
     }
@@ -349,10 +349,10 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
             return opened;
     }
     if (outputs.report)
-        session.skipReport = &outputs.reportText;
+        session.reports[std::string(dwarf::kSkippedFunctionsReport)] = &outputs.reportText;
     std::ostringstream skipLines;
     if (request.listSkipped)
-        session.skipLines = &skipLines;
+        session.reports[std::string(dwarf::kSkippedFunctionLines)] = &skipLines;
 
     const plugin::PluginDescriptor* loader = nullptr;
     auto loaded = loadGraph(registry, request.source, session, &loader, *input);
@@ -363,9 +363,9 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         return std::move(graph).error();
     // The extension's conversions, explicit so that a standard output never silently loses the
     // FUNCs a name has at several addresses.
-    if (session.options.funcAddr == plugin::FuncAddrMode::Merge)
+    if (request.funcAddr == FuncAddrMode::Merge)
         *graph = btf::funcAddrToStandard(std::move(*graph));
-    else if (session.options.funcAddr == plugin::FuncAddrMode::DeclTag)
+    else if (request.funcAddr == FuncAddrMode::DeclTag)
         *graph = btf::funcAddrToDeclTags(std::move(*graph));
 
     auto emitter = (*emitterPlugin)->descriptor->makeEmitter();

@@ -20,6 +20,15 @@ struct GraphSource {
     bool carried = false;
 };
 
+// What to do with functions that exist at several addresses (--func-addr,
+// docs/func-addr-extension.md).
+enum class FuncAddrMode : uint8_t {
+    Standard, // one FUNC per name, none for a name at several addresses (standard BTF)
+    Keep,     // one FUNC per address, carrying it (the extension; -t btf-func-addr implies it)
+    Merge,    // per address, then converted to standard BTF (addresses dropped)
+    DeclTag,  // per address, then converted to the RFC's "address=0x..." DECL_TAG form
+};
+
 struct ConversionRequest {
     GraphSource source;
     std::string output = "-"; // "-" is standard output
@@ -35,6 +44,8 @@ struct ConversionRequest {
     // --keep / --drop: the names a minimised output is made for (core/amend/TypeSelection).
     std::vector<std::string> keep;
     std::vector<std::string> drop;
+    // Not Standard: the DWARF loaders make one FUNC per address (their func-per-address option).
+    FuncAddrMode funcAddr = FuncAddrMode::Standard;
 };
 
 // Opens an input once, as every command does (MappedFile's rules, --stream-limit): the loader
@@ -50,10 +61,9 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
                                   const plugin::PluginDescriptor** loaderUsed = nullptr,
                                   std::shared_ptr<MappedFile> input = nullptr);
 
-// What the emitter's capabilities imply for the options (--func-addr keep for an emitter that
+// What the emitter's capabilities imply for the request (--func-addr keep for an emitter that
 // writes FUNC addresses) and the outputs they refuse (--elf without an emitter writing BTF).
-Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
-                                        const ConversionRequest& request, plugin::Options& options);
+Expected<void> applyEmitterCapabilities(const PluginRegistry& registry, ConversionRequest& request);
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session);

@@ -7,6 +7,8 @@
 #include "ThreadPoolRunner.h"
 #include "support/OutputFile.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
+
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -78,8 +80,13 @@ int run(int argc, char** argv) {
     if (std::holds_alternative<PluginsCommand>(command->action))
         return written(listPlugins(registry));
     auto* convert = std::get_if<ConvertCommand>(&command->action);
-    if (convert)
+    if (convert) {
+        if (auto applied = applyEmitterCapabilities(registry, convert->request); !applied)
+            return report(applied.error());
+        if (convert->request.funcAddr != FuncAddrMode::Standard)
+            convert->loaderOptions[dwarf::kFuncPerAddressOption] = "true";
         registry.configureLoaders(convert->loaderOptions);
+    }
     if (auto configured = registry.configure(command->global.pluginOptions); !configured)
         return report(configured.error());
 
@@ -96,10 +103,6 @@ int run(int argc, char** argv) {
     options.jobs = jobs;
     if (command->global.streamLimit)
         options.streamLimit = *command->global.streamLimit;
-    if (convert) {
-        if (auto applied = applyEmitterCapabilities(registry, convert->request, options); !applied)
-            return report(applied.error());
-    }
     plugin::Session session{tasks, progress, diagnostics, options};
     if (command->global.stats) {
         session.stats = &stats;

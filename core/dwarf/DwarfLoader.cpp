@@ -55,7 +55,10 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in,
     if (!nested)
         return std::move(nested).error();
     out.arrays = *nested ? ArrayShape::Nested : ArrayShape::Flattened;
-    if (in.funcAddr != plugin::FuncAddrMode::Standard)
+    auto perAddress = flagValue(own, kFuncPerAddressOption);
+    if (!perAddress)
+        return std::move(perAddress).error();
+    if (*perAddress)
         out.functions = FunctionGranularity::PerAddress;
     out.addressBase = optionValue(own, kFuncAddrBaseOption);
     return out;
@@ -100,10 +103,10 @@ Expected<ir::TypeGraph> DwarfLoader::load(const plugin::LoadRequest& request,
     if (!graph)
         return graph;
     warnAbout(report, request.path, session.diagnostics);
-    if (session.skipReport)
-        writeSkipReport(report, *session.skipReport);
-    if (session.skipLines)
-        writeSkipLines(report, *session.skipLines);
+    if (std::ostream* out = session.report(kSkippedFunctionsReport))
+        writeSkipReport(report, *out);
+    if (std::ostream* out = session.report(kSkippedFunctionLines))
+        writeSkipLines(report, *out);
     return graph;
 }
 

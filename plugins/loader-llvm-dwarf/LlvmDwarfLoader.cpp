@@ -17,9 +17,14 @@ public:
     LlvmDwarfLoader() : DwarfLoader(40) {}
 
 private:
-    // No alt file: LLVM does not follow .gnu_debugaltlink, and the reader refuses such inputs.
+    // No alt file: LLVM does not follow .gnu_debugaltlink, and the reader refuses such inputs;
+    // one given (--dwarf-alt) is refused rather than ignored.
     Expected<std::unique_ptr<dwarf::UnitReader>> openReader(const std::shared_ptr<MappedFile>& file,
-                                                            const std::string&) override {
+                                                            const std::string& alt) override {
+        if (!alt.empty())
+            return Error::usage(file->path() + ": --dwarf-alt " + alt +
+                                ": the llvm-dwarf loader reads no alt file (LLVM does not follow "
+                                ".gnu_debugaltlink); read it with -f dwarf");
         if (!open_) {
             auto module = loadModule(file->path());
             if (!module)

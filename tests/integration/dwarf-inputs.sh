@@ -335,6 +335,16 @@ dwz)
         convert "$work/$name-O1-m"
         same_types "$work/$name" "$work/$name-m"
         same_types "$work/$name-O1" "$work/$name-O1-m"
+        # llvm-dwarf reads no alt file: given one, it says so (usage error), never ignores it.
+        if [ "$llvm_dwarf" = true ]; then
+            set +e
+            "$BTFORGE" --quiet convert -f llvm-dwarf "$work/$name-m" \
+                --dwarf-alt "$work/$name-common.debug" -o "$work/$name-m.llvm.btf" 2> "$work/alt.err"
+            rc=$?
+            set -e
+            [ "$rc" = 2 ] && grep -q "llvm-dwarf loader reads no alt file" "$work/alt.err" ||
+                { cat "$work/alt.err"; fail "llvm-dwarf with --dwarf-alt: exit $rc, not refused"; }
+        fi
         # Without the alt file, types would silently be void: one error line instead.
         rm "$work/$name-common.debug"
         lost=$work/$name-m

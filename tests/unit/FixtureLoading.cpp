@@ -2,6 +2,7 @@
 
 #include "TestSession.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
 #include "btforge/plugin/Plugin.h"
 
 #include <doctest/doctest.h>
@@ -68,7 +69,8 @@ Loaded loadFixture(const std::string& loader, const Fixture& fixture,
     Silent progress;
     Collected diagnostics(warnings);
     std::ostringstream skipped;
-    plugin::Session session{tasks, progress, diagnostics, options, nullptr, &skipped};
+    plugin::Session session{tasks, progress, diagnostics, options};
+    session.reports.emplace(dwarf::kSkippedFunctionLines, &skipped);
     auto graph = instance->load({file->path(), file, nullptr, {}, std::move(values)}, session);
     return {std::move(graph), std::move(warnings), skipped.str()};
 }

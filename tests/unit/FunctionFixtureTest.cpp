@@ -3,6 +3,7 @@
 // (docs/functions.md's table) deciding which parameters arrived where the convention puts them.
 #include "FixtureLoading.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
 #include "btforge/ir/Types.h"
 
 #include <doctest/doctest.h>
@@ -149,9 +150,7 @@ TEST_CASE("functions from fixtures: symbols, argument registers, several address
             CHECK(g.name(proto.returnType) == "int");
 
             // One FUNC per address (the extension): each twice, at its own address.
-            plugin::Options perAddress;
-            perAddress.funcAddr = plugin::FuncAddrMode::Keep;
-            Loaded kept = loadFixture(loader, f, perAddress);
+            Loaded kept = loadFixture(loader, f, {}, {{dwarf::kFuncPerAddressOption, "true"}});
             REQUIRE(kept.graph);
             CHECK(funcs(*kept.graph, "twice") == std::vector<uint64_t>{kText + 0x30, kText + 0x40});
             CHECK(funcs(*kept.graph, "good") == std::vector<uint64_t>{kText});

@@ -1,6 +1,7 @@
 // The options every DWARF loader declares (--plugin-opt dwarf.KEY=VALUE), listed once here so
 // that both loaders take the same keys and the host's shorthands (--lang-exclude, --dwarf-alt,
-// --no-dedup, --nested-arrays, --func-addr-base) set them on whichever loader reads the input.
+// --no-dedup, --nested-arrays, --func-addr-base, --func-addr) set them on whichever loader reads
+// the input.
 #pragma once
 
 #include "btforge/plugin/Plugin.h"
@@ -12,6 +13,13 @@ inline constexpr const char* kDwarfAltOption = "dwarf-alt";
 inline constexpr const char* kDedupOption = "dedup";
 inline constexpr const char* kNestedArraysOption = "nested-arrays";
 inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
+inline constexpr const char* kFuncPerAddressOption = "func-per-address";
+
+// The reports a DWARF loader writes when the host asks (plugin::Session::reports): every
+// function it left out with the reason, as JSON (--report-skipped), and as pahole --verbose's
+// lines, "NAME : skipping BTF encoding of function due to REASON" (--list-skipped).
+inline constexpr std::string_view kSkippedFunctionsReport = "skipped-functions";
+inline constexpr std::string_view kSkippedFunctionLines = "skipped-function-lines";
 
 inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kLanguageExcludeOption, "rust",
@@ -27,6 +35,9 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kFuncAddrBaseOption, "_text",
      "FUNC addresses are relative to this symbol when the input has it ('' = absolute; "
      "--func-addr-base)"},
+    {kFuncPerAddressOption, "false",
+     "true: one FUNC per function address, carrying it (the FUNC-address extension; --func-addr, "
+     "-t btf-func-addr)"},
 };
 
 } // namespace btforge::dwarf

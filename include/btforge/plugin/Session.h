@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,15 +40,6 @@ public:
     virtual void warning(std::string_view message) = 0;
 };
 
-// What to do with functions that exist at several addresses (--func-addr,
-// docs/func-addr-extension.md).
-enum class FuncAddrMode : uint8_t {
-    Standard, // one FUNC per name, none for a name at several addresses (standard BTF)
-    Keep,     // one FUNC per address, carrying it (the extension; -t btf-func-addr implies it)
-    Merge,    // per address, then converted to standard BTF (addresses dropped)
-    DeclTag,  // per address, then converted to the RFC's "address=0x..." DECL_TAG form
-};
-
 // The settings of the conversion as a whole. What only one plugin reads is an option of its own
 // (OptionSpec, Plugin.h), as the DWARF loaders' are (btforge/dwarf/LoaderOptions.h).
 struct Options {
@@ -56,7 +48,6 @@ struct Options {
     std::vector<std::string> features;
     // --stream-limit: the most bytes an input that is no regular file (a pipe) may hold.
     uint64_t streamLimit = kDefaultStreamLimit;
-    FuncAddrMode funcAddr = FuncAddrMode::Standard;
 };
 
 struct Session {
@@ -64,14 +55,18 @@ struct Session {
     Progress& progress;
     Diagnostics& diagnostics;
     const Options& options;
-    // --report-skipped: where a loader writes every function it left out, with the reason, as
-    // JSON; the host writes it to the file once the whole run succeeded. Null: not asked for.
-    std::ostream* skipReport = nullptr;
-    // --list-skipped: where a loader writes one line per function it left out, in pahole
-    // --verbose's words ("NAME : skipping BTF encoding of function due to REASON"). Null: none.
-    std::ostream* skipLines = nullptr;
     // --stats: where phases record their time and counts. Null: not asked for.
     Stats* stats = nullptr;
+    // Reports a plugin writes besides its graph, by the name it documents (the DWARF loaders'
+    // skipped functions, LoaderOptions.h): the stream the host asked one into, and keeps until
+    // the whole run succeeded.
+    std::map<std::string, std::ostream*, std::less<>> reports;
+
+    // The stream of report `name`, or null when it was not asked for.
+    std::ostream* report(std::string_view name) const {
+        auto it = reports.find(name);
+        return it == reports.end() ? nullptr : it->second;
+    }
 };
 
 } // namespace btforge::plugin
