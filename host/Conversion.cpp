@@ -6,7 +6,7 @@
 #include "amend/GlobalVariables.h"
 #include "amend/TypeSelection.h"
 #include "elf/ElfSectionWriter.h"
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "support/OutputFile.h"
 
 #include "btforge/Features.h"

@@ -13,7 +13,6 @@
 // in order, so the result is a function of the input and the features alone.
 #pragma once
 
-#include "btforge/Export.h"
 #include "btforge/Features.h"
 #include "btforge/ir/TypeGraph.h"
 
@@ -22,7 +21,6 @@
 namespace btforge::amend {
 
 // The downgraded graph, or nullopt when no feature that is off has anything to change.
-BTFORGE_API std::optional<ir::TypeGraph> downgrade(const ir::TypeGraph& graph,
-                                                   const FeatureSet& features);
+std::optional<ir::TypeGraph> downgrade(const ir::TypeGraph& graph, const FeatureSet& features);
 
 } // namespace btforge::amend

@@ -10,9 +10,7 @@
 // address: the existing VAR, else the first by name), as the kernel refuses overlapping entries.
 #pragma once
 
-#include "elf/ElfSymbolTable.h"
-
-#include "btforge/Export.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
@@ -22,6 +20,6 @@ namespace btforge::amend {
 // Adds the VARs (and ARRAY, INT and DATASEC types they need) at the end of `graph`, and extends
 // its own DATASECs in place; returns how many VARs it added. A function of the graph and the
 // symbol table alone.
-BTFORGE_API uint32_t addGlobalVariables(ir::TypeGraph& graph, const elf::ElfSymbolTable& symbols);
+uint32_t addGlobalVariables(ir::TypeGraph& graph, const elf::ElfSymbolTable& symbols);
 
 } // namespace btforge::amend

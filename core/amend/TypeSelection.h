@@ -10,7 +10,6 @@
 // Ids are renumbered in order; types of a base graph (split BTF) are never removed.
 #pragma once
 
-#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Error.h"
 
@@ -22,7 +21,7 @@ namespace btforge::amend {
 enum class Selection : uint8_t { Keep, Drop };
 
 // A name that selects no own type is a usage error.
-BTFORGE_API Expected<ir::TypeGraph> select(const ir::TypeGraph& graph, Selection selection,
-                                           std::span<const std::string> names);
+Expected<ir::TypeGraph> select(const ir::TypeGraph& graph, Selection selection,
+                               std::span<const std::string> names);
 
 } // namespace btforge::amend

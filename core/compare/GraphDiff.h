@@ -9,7 +9,6 @@
 // has a few) compare as multisets.
 #pragma once
 
-#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <array>
@@ -24,7 +23,7 @@ namespace btforge::compare {
 
 // The kinds whose types are matched on their own, in kind order; the others (PTR, ARRAY,
 // FUNC_PROTO, modifiers) are only compared inside the types that refer to them.
-BTFORGE_API std::span<const ir::Kind> matchedKinds();
+std::span<const ir::Kind> matchedKinds();
 bool isMatchedKind(ir::Kind kind);
 
 struct DiffOptions {
@@ -62,7 +61,7 @@ struct Difference {
     bool operator==(const Difference&) const = default;
 };
 
-struct BTFORGE_API DiffReport {
+struct DiffReport {
     std::array<KindCounts, ir::kMaxKind + 1> counts{}; // indexed by kind number
     // Sorted by kind, then type name; at most DiffOptions::maxListed of them.
     std::vector<Difference> differences;
@@ -72,7 +71,7 @@ struct BTFORGE_API DiffReport {
 };
 
 // Compares the types each graph owns (a split graph's base is not compared, only referred to).
-BTFORGE_API DiffReport compareGraphs(const ir::TypeGraph& a, const ir::TypeGraph& b,
-                                     const DiffOptions& options = {});
+DiffReport compareGraphs(const ir::TypeGraph& a, const ir::TypeGraph& b,
+                         const DiffOptions& options = {});
 
 } // namespace btforge::compare

@@ -5,7 +5,7 @@
 // arguments aside. Wherever the model cannot tell, it says so and nothing is checked.
 #pragma once
 
-#include "elf/Target.h"
+#include "btforge/elf/Target.h"
 
 #include <cstdint>
 #include <span>

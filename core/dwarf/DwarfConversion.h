@@ -5,7 +5,7 @@
 
 #include "dwarf/FunctionDecisions.h"
 #include "dwarf/UnitMapper.h"
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/Features.h"
 #include "btforge/dwarf/UnitReader.h"

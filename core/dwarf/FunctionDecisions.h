@@ -4,7 +4,7 @@
 #pragma once
 
 #include "dwarf/Observations.h"
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/Features.h"
 #include "btforge/dwarf/UnitReader.h"

@@ -4,7 +4,7 @@
 
 #include "dwarf/DwarfConversion.h"
 #include "dwarf/Observations.h"
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/dwarf/UnitReader.h"
 #include "btforge/ir/TypeGraph.h"

@@ -6,7 +6,7 @@
 #include "dedup/GraphMerger.h"
 #include "dwarf/CallingConvention.h"
 #include "dwarf/Observations.h"
-#include "elf/Target.h"
+#include "btforge/elf/Target.h"
 
 #include "btforge/dwarf/UnitDies.h"
 #include "btforge/ir/TypeGraph.h"

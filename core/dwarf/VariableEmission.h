@@ -3,7 +3,7 @@
 
 #include "dwarf/DwarfConversion.h"
 #include "dwarf/Observations.h"
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/Features.h"
 #include "btforge/dwarf/UnitReader.h"

@@ -9,7 +9,6 @@
 // kept; an old copy elsewhere stays as unreferenced bytes. No other section moves.
 #pragma once
 
-#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <cstddef>
@@ -26,14 +25,13 @@ namespace btforge::elf {
 // by the link. An empty allocated one (what ld.lld leaves of the kernel's .BTF output section) is
 // replaced by an unallocated section, as if it had been added.
 // ELF32 and ELF64 of either byte order, with more than 65279 sections too (SHN_XINDEX).
-BTFORGE_API Expected<void> writeWithSection(std::span<const std::byte> image,
-                                            const std::string& fileName, const std::string& name,
-                                            std::span<const std::byte> contents, std::ostream& out);
+Expected<void> writeWithSection(std::span<const std::byte> image, const std::string& fileName,
+                                const std::string& name, std::span<const std::byte> contents,
+                                std::ostream& out);
 
 // The checks writeWithSection makes before writing anything, alone: to refuse an input before
 // the work of converting it.
-BTFORGE_API Expected<void> checkSectionWritable(std::span<const std::byte> image,
-                                                const std::string& fileName,
-                                                const std::string& name);
+Expected<void> checkSectionWritable(std::span<const std::byte> image, const std::string& fileName,
+                                    const std::string& name);
 
 } // namespace btforge::elf

@@ -1,4 +1,4 @@
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include "ElfImage.h"
 

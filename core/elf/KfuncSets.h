@@ -4,7 +4,7 @@
 // kfunc sets when their flags have BTF_SET8_KFUNCS (kernel 6.9 and later mark them).
 #pragma once
 
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include <cstdint>
 #include <string_view>

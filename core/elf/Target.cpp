@@ -1,4 +1,4 @@
-#include "elf/Target.h"
+#include "btforge/elf/Target.h"
 
 #include <cstring>
 #include <elf.h>

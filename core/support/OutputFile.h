@@ -7,7 +7,6 @@
 // failed run leaves the target untouched.
 #pragma once
 
-#include "btforge/Export.h"
 #include "btforge/support/Error.h"
 
 #include <memory>
@@ -17,7 +16,7 @@
 
 namespace btforge {
 
-class BTFORGE_API OutputFile {
+class OutputFile {
 public:
     // What may be written: any output, or (--in-place) only a regular file, refused otherwise
     // without being opened.

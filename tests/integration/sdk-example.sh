@@ -22,6 +22,11 @@ for file in lib/cmake/btforge/btforgeConfig.cmake lib/cmake/btforge/btforgeConfi
 done
 # Internals stay out of the SDK.
 [ -z "$(find "$prefix/include" -name GraphMerger.h)" ] || fail "core internals are installed"
+# Every installed header compiles from the installed tree alone (none names a header that is not
+# installed).
+find "$prefix/include/btforge" -name '*.h' | sort | sed 's/.*/#include "&"/' > "$work/all-headers.cpp"
+c++ -std=c++20 -fsyntax-only -I"$prefix/include" "$work/all-headers.cpp" 2> "$work/headers.log" ||
+    { cat "$work/headers.log"; fail "the installed headers do not compile on their own"; }
 
 # The BTF the example's output is checked against, and bpftool's counts by kind from it.
 "$btforge" convert "$input" -o "$work/input.btf"

@@ -1,7 +1,7 @@
 // The ELF facts DWARF is checked against, read from fixture files whose .symtab the test writes:
 // function names without compiler suffixes, split-off pieces left out, data symbols by section,
 // the target, and section-relative addresses, for both classes and byte orders.
-#include "elf/ElfSymbolTable.h"
+#include "btforge/elf/ElfSymbolTable.h"
 
 #include "FixtureLoading.h"
 

@@ -3,9 +3,8 @@
 // section, and the section table.
 #pragma once
 
-#include "elf/Target.h"
-
 #include "btforge/Export.h"
+#include "btforge/elf/Target.h"
 #include "btforge/support/Error.h"
 #include "btforge/support/MappedFile.h"
 
@@ -46,12 +45,12 @@ struct ElfObject {
 };
 
 // `foo.isra.0` -> `foo`: the name a compiler-specialised copy's source function has.
-std::string_view stripCompilerSuffix(std::string_view symbolName);
+BTFORGE_API std::string_view stripCompilerSuffix(std::string_view symbolName);
 
 // Data objects the compiler or kernel macros make up (__UNIQUE_ID_*, tracepoint strings, the
 // `__BTF_ID__*` labels resolve_btfids fills): never described as variables, whether found in DWARF
 // or in the symbol table.
-bool isCompilerGeneratedObject(std::string_view name);
+BTFORGE_API bool isCompilerGeneratedObject(std::string_view name);
 
 class BTFORGE_API ElfSymbolTable {
 public:

@@ -3,6 +3,7 @@
 // size, the byte order BTF is written in); nothing assumes the host's or x86-64's.
 #pragma once
 
+#include "btforge/Export.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstddef>
@@ -27,6 +28,6 @@ struct Target {
 
 // The target of an ELF image, from its identification bytes and e_machine alone (nullopt when
 // the image is not ELF or its class or data encoding is invalid).
-std::optional<Target> targetOf(std::span<const std::byte> image);
+BTFORGE_API std::optional<Target> targetOf(std::span<const std::byte> image);
 
 } // namespace btforge::elf
