@@ -1,0 +1,292 @@
+// Reading one DIE's attribute values with LLVM: forms decoded into the values the reader rules
+// (DieAttributes, ReaderRules.h) take; expressions, location lists and blocks included.
+#include "LlvmAttributeDecoder.h"
+
+#include "LlvmUnitReader.h"
+
+#include <llvm/DebugInfo/DWARF/DWARFDebugLoc.h>
+#include <llvm/DebugInfo/DWARF/DWARFExpression.h>
+#include <llvm/Support/LEB128.h>
+#include <utility>
+
+namespace btforge::dwarf {
+namespace {
+
+using llvm::DWARFDie;
+using llvm::DWARFFormValue;
+namespace dw = llvm::dwarf;
+
+// DW_OP_GNU_parameter_ref, which LLVM 19's dwarf::LocationAtom does not have.
+constexpr uint8_t kGnuParameterRef = 0xfa;
+
+// Reads one DIE's attribute values from their forms and hands them to the rules (DieAttributes,
+// ReaderRules.h).
+struct AttributeDecoder {
+    const LlvmUnitReader& reader;
+    llvm::DWARFUnit& llvmUnit;
+    UnitDies& unit;
+    DieAttributes rules;
+    DieOffset unitStart; // the unit header's key: unit-relative references count from it
+    std::vector<LocationOp>& scratchOps;
+
+    DieOffset reference(const DWARFFormValue& value) const {
+        switch (value.getForm()) {
+        case dw::DW_FORM_ref1:
+        case dw::DW_FORM_ref2:
+        case dw::DW_FORM_ref4:
+        case dw::DW_FORM_ref8:
+        case dw::DW_FORM_ref_udata:
+            return unitStart + value.getRawUValue();
+        case dw::DW_FORM_ref_addr:
+            return value.getRawUValue(); // always into .debug_info
+        case dw::DW_FORM_ref_sig8:
+            return reader.typeBySignature(value.getRawUValue());
+        default:
+            return kNoDie; // the supplementary (alt) file: refused when opened
+        }
+    }
+
+    // Appends the operations of `bytes`, an expression starting at `sectionOffset` in the unit's
+    // section when it is there (rather than in a location list entry LLVM copied): a DW_OP_addr
+    // operand is then read through LLVM's relocations. Indexed addresses become DW_OP_addr.
+    void decodeExpression(llvm::ArrayRef<uint8_t> bytes, std::optional<uint64_t> sectionOffset,
+                          std::vector<LocationOp>& ops) const {
+        const uint8_t addressSize = unit.addressSize;
+        llvm::DataExtractor data(
+            llvm::StringRef(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+            llvmUnit.isLittleEndian(), addressSize);
+        llvm::DWARFExpression expression(data, addressSize, llvmUnit.getFormat());
+        // LLVM decodes DW_OP_entry_value's sub-expression as the operations that follow it;
+        // LocationOp keeps it as the entry-value operation's block.
+        uint64_t start = 0, subExpressionEnd = 0;
+        for (const auto& op : expression) {
+            const uint64_t at = std::exchange(start, op.getEndOffset());
+            if (at < subExpressionEnd)
+                continue;
+            LocationOp out{op.getCode(), 0, 0};
+            if (op.isError() && op.getCode() == kGnuParameterRef && at + 5 <= bytes.size()) {
+                // gcc writes it for parameters of clones; LLVM 19 does not know it. Its operand
+                // is 4 bytes; decoding goes on after it.
+                uint64_t operand = at + 1;
+                out.number = data.getU32(&operand); // in the unit's byte order
+                ops.push_back(out);
+                std::optional<uint64_t> rest;
+                if (sectionOffset)
+                    rest = *sectionOffset + at + 5;
+                decodeExpression(bytes.drop_front(at + 5), rest, ops);
+                return;
+            }
+            if (op.isError()) {
+                // An operation LLVM cannot decode (DW_OP_implicit_pointer in LLVM 19, or one cut
+                // short) ends the expression, kept with unknown operands.
+                ops.push_back(out);
+                return;
+            }
+            auto operands = op.getRawOperands();
+            if (!operands.empty())
+                out.number = operands[0];
+            if (operands.size() > 1)
+                out.number2 = operands[1];
+            switch (op.getCode()) {
+            case dw::DW_OP_addr:
+                if (sectionOffset) {
+                    uint64_t at = *sectionOffset + op.getOperandEndOffset(0) - addressSize;
+                    llvm::DWARFDataExtractor relocated(reader.dwarfObject(),
+                                                       llvmUnit.getInfoSection(),
+                                                       llvmUnit.isLittleEndian(), addressSize);
+                    uint64_t section = llvm::object::SectionedAddress::UndefSection;
+                    uint64_t value = relocated.getRelocatedAddress(&at, &section);
+                    out.number = reader.address({value, section});
+                }
+                break;
+            case dw::DW_OP_addrx:
+            case dw::DW_OP_GNU_addr_index:
+                if (auto address =
+                        llvmUnit.getAddrOffsetSectionItem(static_cast<uint32_t>(out.number)))
+                    out = {dw::DW_OP_addr, reader.address(*address), 0};
+                break;
+            case dw::DW_OP_entry_value:
+            case dw::DW_OP_GNU_entry_value: // LocationOp holds the block's first byte
+                subExpressionEnd = op.getEndOffset() + out.number;
+                out.number2 =
+                    out.number && op.getEndOffset() < bytes.size() ? bytes[op.getEndOffset()] : 0;
+                break;
+            case dw::DW_OP_implicit_value: { // LLVM: the block's length and offset
+                uint64_t block = operands.size() > 1 ? operands[1] : bytes.size();
+                out.number2 = out.number && block < bytes.size() ? bytes[block] : 0;
+                break;
+            }
+            default:
+                break;
+            }
+            ops.push_back(out);
+        }
+    }
+
+    // A block attribute's bytes, when they lie inside the unit's section: LLVM takes a block's
+    // length as the DIE gives it, and a broken one would point past the section.
+    std::optional<llvm::ArrayRef<uint8_t>> blockOf(const DWARFFormValue& value) const {
+        auto bytes = value.getAsBlock();
+        llvm::StringRef section = llvmUnit.getInfoSection().Data;
+        const auto* begin = reinterpret_cast<const uint8_t*>(section.data());
+        if (!bytes || bytes->data() < begin || bytes->data() > begin + section.size() ||
+            bytes->size() > static_cast<size_t>(begin + section.size() - bytes->data()))
+            return std::nullopt;
+        return bytes;
+    }
+
+    // Where an expression block of this unit's section starts in that section.
+    uint64_t offsetInSection(llvm::ArrayRef<uint8_t> block) const {
+        return static_cast<uint64_t>(reinterpret_cast<const char*>(block.data()) -
+                                     llvmUnit.getInfoSection().Data.data());
+    }
+
+    void decodeLocation(const DWARFFormValue& value) {
+        dw::Form form = value.getForm();
+        const bool isList = DieAttributes::isLocationList(form, unit.version);
+        rules.location(isList);
+        if (!isList) {
+            if (auto block = blockOf(value)) {
+                decodeExpression(*block, offsetInSection(*block), rules.expression());
+                rules.expressionRead(true);
+            }
+            return;
+        }
+        std::optional<uint64_t> offset = value.getRawUValue();
+        if (form == dw::DW_FORM_loclistx)
+            offset = llvmUnit.getLoclistOffset(static_cast<uint32_t>(value.getRawUValue()));
+        // LLVM looks the first entry's relocation up before it checks the offset, and an offset
+        // of ~0 (its hash map's empty key) finds an uninitialised entry.
+        const llvm::DWARFObject& object = reader.dwarfObject();
+        const llvm::DWARFSection& lists =
+            llvmUnit.getVersion() >= 5 ? object.getLoclistsSection() : object.getLocSection();
+        if (!offset || *offset >= lists.Data.size())
+            return;
+        auto visited = llvmUnit.getLocationTable().visitLocationList(
+            &*offset, [&](const llvm::DWARFLocationEntry& entry) {
+                switch (entry.Kind) {
+                case dw::DW_LLE_end_of_list:
+                case dw::DW_LLE_base_address:
+                case dw::DW_LLE_base_addressx:
+                    return true;
+                default:
+                    break;
+                }
+                if (rules.wanted()) {
+                    decodeExpression(entry.Loc, std::nullopt, rules.expression());
+                    rules.expressionRead(true);
+                }
+                return true;
+            });
+        llvm::consumeError(std::move(visited));
+    }
+
+    void decode(dw::Attribute attribute, const DWARFFormValue& value) {
+        if (!DieAttributes::isUsed(attribute))
+            return;
+        if (attribute == dw::DW_AT_location)
+            return decodeLocation(value);
+        if (attribute == dw::DW_AT_ranges)
+            return rules.ranges(); // read by the walk if the rules need it
+        const FormClass kind = formClass(value.getForm());
+        switch (kind) {
+        case FormClass::Flag:
+            rules.flag(attribute, value.getAsUnsignedConstant().value_or(0) != 0);
+            break;
+        case FormClass::String:
+            if (const char* s = stringValue(value))
+                rules.string(attribute, s);
+            break;
+        case FormClass::Reference:
+            rules.reference(attribute, reference(value));
+            break;
+        case FormClass::Address:
+            if (auto address = value.getAsSectionedAddress())
+                rules.address(attribute, reader.address(*address));
+            break;
+        case FormClass::Block:
+        case FormClass::Expression: {
+            auto block = blockOf(value);
+            if (DieAttributes::takesOperations(attribute, kind)) {
+                scratchOps.clear();
+                if (block)
+                    decodeExpression(*block, std::nullopt, scratchOps);
+                rules.operations(attribute, scratchOps);
+            } else if (block && kind == FormClass::Block) {
+                rules.block(attribute, *block, !llvmUnit.isLittleEndian());
+            }
+            break;
+        }
+        case FormClass::Constant:
+            if (auto number = unsignedValue(value))
+                rules.constant(attribute, {*number, isSignedForm(value.getForm())});
+            break;
+        }
+    }
+};
+
+} // namespace
+
+// A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
+std::optional<uint64_t> unsignedValue(const llvm::DWARFFormValue& value) {
+    switch (value.getForm()) {
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_udata:
+    case dw::DW_FORM_sdata:
+    case dw::DW_FORM_implicit_const:
+    case dw::DW_FORM_sec_offset:
+        return value.getRawUValue();
+    default:
+        return std::nullopt;
+    }
+}
+
+const char* stringValue(const llvm::DWARFFormValue& value) {
+    auto string = value.getAsCString();
+    if (!string) {
+        llvm::consumeError(string.takeError());
+        return nullptr;
+    }
+    return *string;
+}
+
+void decodeAttributes(const DieSource& where, const llvm::DWARFDebugInfoEntry& entry, UnitDies& out,
+                      Die& die, std::vector<LocationOp>& scratchOps) {
+    llvm::DWARFUnit& llvmUnit = where.unit;
+    const llvm::DWARFDataExtractor& data = where.data;
+    const dw::FormParams& params = where.params;
+    AttributeDecoder decoder{where.reader,    where.unit, out, DieAttributes(out, die, scratchOps),
+                             where.unitStart, scratchOps};
+    // The values the rules use are decoded, the others stepped over (LLVM's attribute
+    // iterator decodes every one: a seventh of this reader's time). The attributes start
+    // after the abbreviation code, as that iterator takes them to.
+    const llvm::DWARFAbbreviationDeclaration& decl = *entry.getAbbreviationDeclarationPtr();
+    uint64_t at = entry.getOffset() + llvm::getULEB128Size(decl.getCode());
+    for (const auto& spec : decl.attributes()) {
+        if (spec.isImplicitConst()) {
+            if (DieAttributes::isUsed(spec.Attr))
+                decoder.decode(spec.Attr, DWARFFormValue::createFromSValue(
+                                              spec.Form, spec.getImplicitConstValue()));
+        } else if (!DieAttributes::isUsed(spec.Attr)) {
+            DWARFFormValue::skipValue(spec.Form, data, &at, params);
+        } else {
+            decoder.decode(spec.Attr, DWARFFormValue::createFromUnit(spec.Form, &llvmUnit, &at));
+        }
+    }
+    const DWARFDie d(&llvmUnit, &entry);
+    if (decoder.rules.needsFirstRange()) {
+        auto ranges = d.getAddressRanges();
+        if (!ranges) {
+            llvm::consumeError(ranges.takeError());
+        } else if (!ranges->empty()) {
+            decoder.rules.address(
+                dw::DW_AT_low_pc,
+                where.reader.address({ranges->front().LowPC, ranges->front().SectionIndex}));
+        }
+    }
+}
+
+} // namespace btforge::dwarf

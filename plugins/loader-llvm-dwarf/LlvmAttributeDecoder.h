@@ -1,0 +1,41 @@
+// Reading one DIE's attribute values with LLVM into what the reader rules take (DieAttributes,
+// ReaderRules.h): LlvmUnitReader's attribute decoder.
+#pragma once
+
+#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/UnitDies.h"
+
+#include <cstdint>
+#include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
+#include <llvm/DebugInfo/DWARF/DWARFDebugInfoEntry.h>
+#include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+#include <optional>
+#include <vector>
+
+namespace btforge::dwarf {
+
+class LlvmUnitReader;
+
+// Where a DIE is read from: the reader (addresses, type unit signatures), its unit, the unit's
+// section data and forms, and the key of the unit's header (unit-relative references).
+struct DieSource {
+    const LlvmUnitReader& reader;
+    llvm::DWARFUnit& unit;
+    const llvm::DWARFDataExtractor& data;
+    const llvm::dwarf::FormParams& params;
+    DieOffset unitStart;
+};
+
+// Decodes the attributes of `entry` (already extracted, its bounds checked) into `die` of `out`:
+// the values the rules use, the others stepped over; the first address range when the rules need
+// one for a low_pc.
+void decodeAttributes(const DieSource& where, const llvm::DWARFDebugInfoEntry& entry, UnitDies& out,
+                      Die& die, std::vector<LocationOp>& scratchOps);
+
+// A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
+std::optional<uint64_t> unsignedValue(const llvm::DWARFFormValue& value);
+// A string value, or null.
+const char* stringValue(const llvm::DWARFFormValue& value);
+
+} // namespace btforge::dwarf

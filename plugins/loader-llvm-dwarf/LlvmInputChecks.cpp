@@ -1,0 +1,314 @@
+// Checks of an input before LLVM reads it, for what LLVM would end the process on or read past
+// (each found by the fuzzer), and the inflation of .zdebug_ sections LLVM 19 does not know.
+#include "LlvmInputChecks.h"
+
+#include "btforge/dwarf/ReaderRules.h"
+
+#include <cstring>
+#include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
+#include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/RelocationResolver.h>
+#include <llvm/Support/Compression.h>
+#include <llvm/Support/Endian.h>
+#include <span>
+
+namespace btforge::dwarf {
+namespace {
+
+namespace dw = llvm::dwarf;
+
+// What is wrong with the relocation sections of `file`, or "". LLVM's object library does not
+// report these as errors when DWARFContext looks at relocations: it ends the process
+// (report_fatal_error on a bad symbol table link or symbol index, a division by a zero entry
+// size), so they are checked here first. Relocation entries are read only where LLVM reads
+// them: in relocatable objects (it applies those of debug sections and of .eh_frame).
+template <class ELFT>
+std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
+                              llvm::object::SupportsRelocation supports) {
+    auto sections = file.sections();
+    if (!sections)
+        return llvm::toString(sections.takeError());
+    const bool relocatable = file.getHeader().e_type == llvm::ELF::ET_REL;
+    for (const auto& section : *sections) {
+        const bool rela = section.sh_type == llvm::ELF::SHT_RELA;
+        if (section.sh_type != llvm::ELF::SHT_REL && !rela)
+            continue;
+        if (section.sh_entsize != (rela ? sizeof(typename ELFT::Rela) : sizeof(typename ELFT::Rel)))
+            return "a relocation section's entry size is " + std::to_string(section.sh_entsize);
+        if (section.sh_link >= sections->size())
+            return "a relocation section links section " + std::to_string(section.sh_link) +
+                   ", which does not exist";
+        if (!relocatable)
+            continue;
+        auto symbols = file.symbols(&(*sections)[section.sh_link]);
+        if (!symbols)
+            return llvm::toString(symbols.takeError());
+        // Relocations of debug sections must be ones LLVM applies, at most two at an offset.
+        std::string target;
+        if (section.sh_info < sections->size()) {
+            auto name = file.getSectionName((*sections)[section.sh_info]);
+            if (name)
+                target = name->str();
+            else
+                llvm::consumeError(name.takeError());
+        }
+        const bool debug = target.starts_with(".debug") || target.starts_with(".zdebug");
+        std::unordered_map<uint64_t, uint8_t> atOffset;
+        auto check = [&](auto relocations) -> std::string {
+            if (!relocations)
+                return llvm::toString(relocations.takeError());
+            for (const auto& relocation : *relocations) {
+                if (relocation.getSymbol(file.isMips64EL()) >= symbols->size())
+                    return "a relocation names symbol " +
+                           std::to_string(relocation.getSymbol(file.isMips64EL())) +
+                           ", past the end of its symbol table";
+                if (!debug)
+                    continue;
+                const uint32_t type = relocation.getType(file.isMips64EL());
+                if (!supports)
+                    return "LLVM relocates no objects of machine " +
+                           std::to_string(file.getHeader().e_machine);
+                if (!supports(type))
+                    return "relocation type " + file.getRelocationTypeName(type).str() +
+                           " in the relocations of " + target +
+                           " is not one LLVM's DWARF reader applies";
+                if (++atOffset[relocation.r_offset] > 2)
+                    return "more than two relocations at offset " +
+                           std::to_string(relocation.r_offset) + " of " + target;
+            }
+            return {};
+        };
+        std::string problem = rela ? check(file.relas(section)) : check(file.rels(section));
+        if (!problem.empty())
+            return problem;
+    }
+    return {};
+}
+
+// Calls f with the ELFFile of an object known to be ELF, whatever its class and byte order.
+template <class F> auto withElfFile(const llvm::object::ObjectFile& object, F f) {
+    using namespace llvm::object;
+    if (const auto* elf = llvm::dyn_cast<ELF64LEObjectFile>(&object))
+        return f(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF64BEObjectFile>(&object))
+        return f(elf->getELFFile());
+    if (const auto* elf = llvm::dyn_cast<ELF32LEObjectFile>(&object))
+        return f(elf->getELFFile());
+    return f(llvm::cast<ELF32BEObjectFile>(&object)->getELFFile());
+}
+
+std::span<const uint8_t> asSpan(llvm::ArrayRef<uint8_t> bytes) {
+    return {bytes.data(), bytes.size()};
+}
+
+// What is wrong with the compressed sections of `file`, or "". LLVM allocates the size a
+// compression header claims before it inflates anything, and ends the process when that fails
+// (claimedSizeProblem); the reader inflates .zdebug_ sections itself, checked alike.
+template <class ELFT> std::string compressionProblem(const llvm::object::ELFFile<ELFT>& file) {
+    auto sections = file.sections();
+    if (!sections)
+        return llvm::toString(sections.takeError());
+    for (const auto& section : *sections) {
+        if (section.sh_type == llvm::ELF::SHT_NOBITS)
+            continue;
+        const bool flagged = section.sh_flags & llvm::ELF::SHF_COMPRESSED;
+        auto name = file.getSectionName(section);
+        if (!name) {
+            llvm::consumeError(name.takeError());
+            if (!flagged)
+                continue;
+        }
+        const bool gnu = !flagged && name->starts_with(".zdebug_");
+        if (!flagged && !gnu)
+            continue;
+        const std::string where = "section " + (name ? name->str() : "?") + ": ";
+        auto bytes = file.getSectionContents(section);
+        if (!bytes)
+            return where + llvm::toString(bytes.takeError());
+        if (gnu) {
+            // Without the magic it is read as it is, as libdw does.
+            if (auto size = gnuCompressedSize(asSpan(*bytes))) {
+                std::string problem =
+                    claimedSizeProblem(*size, bytes->size() - kGnuCompressedHeader, false);
+                if (!problem.empty())
+                    return where + problem;
+            }
+            continue;
+        }
+        using Chdr = typename ELFT::Chdr;
+        if (bytes->size() < sizeof(Chdr))
+            return where + "too small for its compression header";
+        Chdr header;
+        std::memcpy(&header, bytes->data(), sizeof(Chdr));
+        const uint64_t compressed = bytes->size() - sizeof(Chdr);
+        if (header.ch_type != llvm::ELF::ELFCOMPRESS_ZLIB &&
+            header.ch_type != llvm::ELF::ELFCOMPRESS_ZSTD)
+            return where + "unknown compression type " + std::to_string(header.ch_type);
+        std::string problem = claimedSizeProblem(header.ch_size, compressed,
+                                                 header.ch_type == llvm::ELF::ELFCOMPRESS_ZSTD);
+        if (!problem.empty())
+            return where + problem;
+    }
+    return {};
+}
+
+// A copy of the file whose .zdebug_ sections are inflated: each one's bytes are appended, its
+// section header points at them, and its name loses the "z" (LLVM 19 knows .debug_ names only),
+// written over the old one, which is a byte longer. Section indexes, which relocations and
+// symbols name, stay. Null when there is nothing to inflate. Claimed sizes were checked by
+// compressionProblem.
+template <class ELFT>
+llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>>
+inflateGnuSections(const llvm::object::ELFFile<ELFT>& file) {
+    auto sections = file.sections();
+    if (!sections)
+        return sections.takeError();
+    struct Inflated {
+        size_t index;
+        llvm::ArrayRef<uint8_t> stream;
+        uint64_t size;
+        uint64_t offset; // in the copy
+        std::string name;
+        uint64_t nameAt; // in the file
+    };
+    std::vector<Inflated> inflated;
+    const llvm::StringRef image(reinterpret_cast<const char*>(file.base()), file.getBufSize());
+    uint64_t end = llvm::alignTo(image.size(), 8);
+    for (size_t i = 0; i < sections->size(); ++i) {
+        const auto& section = (*sections)[i];
+        auto name = file.getSectionName(section);
+        if (!name) {
+            llvm::consumeError(name.takeError());
+            continue;
+        }
+        if (section.sh_type == llvm::ELF::SHT_NOBITS ||
+            (section.sh_flags & llvm::ELF::SHF_COMPRESSED) || !name->starts_with(".zdebug_"))
+            continue;
+        auto bytes = file.getSectionContents(section);
+        if (!bytes)
+            return bytes.takeError();
+        auto size = gnuCompressedSize(asSpan(*bytes));
+        if (!size)
+            continue;
+        // Where the name is in the file (getSectionName read it there, so it is inside).
+        const auto nameAt = static_cast<uint64_t>(name->data() - image.data());
+        inflated.push_back(
+            {i, bytes->drop_front(kGnuCompressedHeader), *size, end, name->str(), nameAt});
+        end = llvm::alignTo(end + *size, 8);
+    }
+    if (inflated.empty())
+        return nullptr;
+    if (!llvm::compression::zlib::isAvailable())
+        return llvm::createStringError("its .zdebug_ sections are compressed with zlib, which "
+                                       "this LLVM was built without");
+    if (!ELFT::Is64Bits && end > UINT32_MAX)
+        return llvm::createStringError("its .zdebug_ sections inflate past what a 32-bit ELF "
+                                       "file can address");
+    auto copy = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(end);
+    if (!copy)
+        return llvm::createStringError("no memory to inflate its .zdebug_ sections");
+    uint8_t* out = reinterpret_cast<uint8_t*>(copy->getBufferStart());
+    std::memcpy(out, image.data(), image.size());
+    std::memset(out + image.size(), 0, end - image.size());
+    const uint64_t headers = file.getHeader().e_shoff;
+    const uint64_t entry = file.getHeader().e_shentsize;
+    for (const Inflated& section : inflated) {
+        const std::string& what = section.name;
+        size_t size = section.size;
+        if (llvm::Error error =
+                llvm::compression::zlib::decompress(section.stream, out + section.offset, size))
+            return llvm::createStringError("section " + what + ": " +
+                                           llvm::toString(std::move(error)));
+        if (size != section.size)
+            return llvm::createStringError("section " + what + " inflates to " +
+                                           std::to_string(size) + " bytes, not the " +
+                                           std::to_string(section.size) + " it claims");
+        // ".zdebug_x" becomes ".debug_x" where it is (a name ending another, ".rela.zdebug_x",
+        // becomes ".rela.debug_x": relocation sections are known by their sh_info).
+        std::string renamed = "." + what.substr(2);
+        std::memcpy(out + section.nameAt, renamed.c_str(), renamed.size() + 1);
+        // sh_offset and sh_size, in the file's byte order and class.
+        uint8_t* header = out + headers + section.index * entry;
+        using Word = std::conditional_t<ELFT::Is64Bits, uint64_t, uint32_t>;
+        constexpr size_t offsetAt = ELFT::Is64Bits ? 24 : 16;
+        llvm::support::endian::write<Word>(header + offsetAt, static_cast<Word>(section.offset),
+                                           ELFT::Endianness);
+        llvm::support::endian::write<Word>(header + offsetAt + sizeof(Word),
+                                           static_cast<Word>(section.size), ELFT::Endianness);
+    }
+    return copy;
+}
+
+} // namespace
+
+std::string relocationProblem(const llvm::object::ObjectFile& object) {
+    llvm::object::SupportsRelocation supports = llvm::object::getRelocationResolver(object).first;
+    return withElfFile(object, [&](const auto& elf) { return relocationProblem(elf, supports); });
+}
+
+// Whether the attributes of the DIE at `offset` (at its abbreviation code, before `end`) end
+// inside the unit. LLVM's DIE decoder skips a block by adding its length to the offset unchecked
+// and then reads the next LEB128 from wherever that points, past the section (found by the
+// fuzzer): the lengths are checked here first, with LLVM's own abbreviations.
+bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtractor& data,
+                        uint64_t offset, uint64_t end) {
+    namespace dw = llvm::dwarf;
+    const uint64_t code = data.getULEB128(&offset);
+    const llvm::DWARFAbbreviationDeclarationSet* set = unit.getAbbreviations();
+    const llvm::DWARFAbbreviationDeclaration* decl =
+        code && set ? set->getAbbreviationDeclaration(static_cast<uint32_t>(code)) : nullptr;
+    if (!decl)
+        return true; // a null entry, or a code LLVM reports itself
+    // Most DIEs hold only fixed-size values (no block, string or LEB128), whose size LLVM
+    // computed with the abbreviation: one comparison instead of a walk.
+    if (auto fixed = decl->getFixedAttributesByteSize(unit))
+        return offset <= end && *fixed <= end - offset;
+    const dw::FormParams params = unit.getFormParams();
+    for (const auto& spec : decl->attributes()) {
+        if (offset > end)
+            return false;
+        if (spec.isImplicitConst())
+            continue;
+        auto form = spec.Form;
+        while (form == dw::DW_FORM_indirect && offset < end)
+            form = static_cast<dw::Form>(data.getULEB128(&offset));
+        uint64_t length = 0;
+        switch (form) {
+        case dw::DW_FORM_indirect:
+            return false;
+        case dw::DW_FORM_block:
+        case dw::DW_FORM_exprloc:
+            length = data.getULEB128(&offset);
+            break;
+        case dw::DW_FORM_block1:
+            length = data.getU8(&offset);
+            break;
+        case dw::DW_FORM_block2:
+            length = data.getU16(&offset);
+            break;
+        case dw::DW_FORM_block4:
+            length = data.getU32(&offset);
+            break;
+        default:
+            if (!llvm::DWARFFormValue::skipValue(form, data, &offset, params))
+                return false;
+            continue;
+        }
+        if (offset > end || length > end - offset)
+            return false;
+        offset += length;
+    }
+    return offset <= end;
+}
+
+std::string compressionProblem(const llvm::object::ObjectFile& object) {
+    return withElfFile(object, [](const auto& elf) { return compressionProblem(elf); });
+}
+
+llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>>
+inflateGnuSections(const llvm::object::ObjectFile& object) {
+    return withElfFile(object, [](const auto& elf) { return inflateGnuSections(elf); });
+}
+
+} // namespace btforge::dwarf
