@@ -1,174 +1,25 @@
 #include "Conversion.h"
 
+#include "Amending.h"
+#include "ElfOutput.h"
+#include "PluginChoice.h"
 #include "SameFiles.h"
 #include "StandardOutput.h"
-#include "amend/FeatureDowngrade.h"
-#include "amend/GlobalVariables.h"
-#include "amend/TypeSelection.h"
 #include "elf/ElfSectionWriter.h"
-#include "btforge/elf/ElfSymbolTable.h"
 #include "support/OutputFile.h"
 
-#include "btforge/Features.h"
-#include "btforge/btf/DistilledBase.h"
 #include "btforge/btf/FuncAddrExtension.h"
 #include "btforge/dwarf/LoaderOptions.h"
 #include "btforge/elf/ElfSections.h"
-#include "btforge/support/MappedFile.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <optional>
-#include <set>
 #include <sstream>
-#include <sys/stat.h>
-#include <vector>
 
 namespace btforge::host {
 namespace {
 
 using plugin::PluginKind;
-
-std::string namesOf(const PluginRegistry& registry, PluginKind kind) {
-    std::string names;
-    for (const LoadedPlugin* p : registry.ofKind(kind))
-        names += (names.empty() ? "" : ", ") + std::string(p->descriptor->name);
-    return names.empty() ? "none found; see 'btforge plugins'" : names;
-}
-
-// A plugin found earlier in the search path silently replaces one of the same name otherwise (an
-// old plugin directory in BTFORGE_PLUGIN_PATH, a test's): each run that uses it says so, --quiet
-// or not, as its output may differ from the plugin's it shadows (docs/security.md).
-const LoadedPlugin* announced(const PluginRegistry& registry, const LoadedPlugin* p) {
-    static std::set<const LoadedPlugin*> told;
-    if (!told.insert(p).second)
-        return p;
-    const char* kind = p->descriptor->kind == PluginKind::Loader ? "loader" : "emitter";
-    for (const std::string& shadowed : registry.shadowedBy(*p))
-        std::fprintf(stderr, "btforge: note: %s '%s' is %s, which shadows %s\n", kind,
-                     p->descriptor->name, p->path.c_str(), shadowed.c_str());
-    return p;
-}
-
-Expected<const LoadedPlugin*> requirePlugin(const PluginRegistry& registry, PluginKind kind,
-                                            const std::string& name) {
-    if (const LoadedPlugin* p = registry.find(kind, name))
-        return announced(registry, p);
-    const char* what = kind == PluginKind::Loader ? "loader" : "emitter";
-    return Error::usage("unknown " + std::string(what) + " '" + name +
-                        "' (available: " + namesOf(registry, kind) + ")");
-}
-
-// The loader that reads BTF as stored, for bases and what ELF files carry.
-Expected<const LoadedPlugin*> btfLoader(const PluginRegistry& registry) {
-    for (const LoadedPlugin* p : registry.ofKind(PluginKind::Loader)) {
-        if (p->descriptor->has(plugin::Capability::ReadsBtf))
-            return announced(registry, p);
-    }
-    return Error::usage("no loader reads BTF (loaders: " + namesOf(registry, PluginKind::Loader) +
-                        ")");
-}
-
-Expected<const LoadedPlugin*> chooseLoader(const PluginRegistry& registry, const MappedFile& input,
-                                           bool carried) {
-    const std::string& path = input.path();
-    if (carried && elf::looksLikeElf(input.bytes()) && elf::hasSection(input.bytes(), ".BTF"))
-        return btfLoader(registry);
-    plugin::InputProbe probe{path, input.bytes()};
-
-    const LoadedPlugin* best = nullptr;
-    unsigned bestScore = 0;
-    for (const LoadedPlugin* p : registry.ofKind(PluginKind::Loader)) {
-        unsigned score = p->descriptor->makeLoader()->probe(probe);
-        if (score > bestScore) {
-            best = p;
-            bestScore = score;
-        }
-    }
-    if (!best)
-        return Error::badInput(path + ": no loader recognises this input (loaders: " +
-                               namesOf(registry, PluginKind::Loader) + ")");
-    return announced(registry, best);
-}
-
-// Module BTF under /sys/kernel/btf is split over the running kernel's, as bpftool assumes too.
-std::optional<std::string> implicitBase(const std::string& input) {
-    constexpr std::string_view sysfs = "/sys/kernel/btf/";
-    if (input.starts_with(sysfs) && input != "/sys/kernel/btf/vmlinux")
-        return "/sys/kernel/btf/vmlinux";
-    return std::nullopt;
-}
-
-Expected<std::shared_ptr<const ir::TypeGraph>>
-loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
-    // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
-    auto loader = btfLoader(registry);
-    if (!loader)
-        return std::move(loader).error();
-    auto file = openInput(path, session);
-    if (!file)
-        return std::move(file).error();
-    auto graph = (*loader)->descriptor->makeLoader()->load(
-        {path, std::move(*file), nullptr, "", (*loader)->options}, session);
-    if (!graph)
-        return std::move(graph).error();
-    return std::make_shared<const ir::TypeGraph>(std::move(*graph));
-}
-
-// global_var on BTF input: the variables of the input's ELF symbol table (BTF read from an ELF
-// file's .BTF); raw BTF has none to add.
-Expected<void> addGlobalVariables(ir::TypeGraph& graph, const std::shared_ptr<MappedFile>& file,
-                                  plugin::Session& session) {
-    const std::string& input = file->path();
-    std::shared_ptr<const elf::ElfSymbolTable> symbols;
-    if (elf::looksLikeElf(file->bytes())) {
-        auto read = elf::ElfSymbolTable::read(file);
-        if (!read)
-            return std::move(read).error();
-        symbols = std::move(*read);
-    }
-    if (!symbols || !symbols->hasSymbols()) {
-        session.diagnostics.warning(input + ": global_var adds nothing: the input has no ELF "
-                                            "symbol table to find variables in");
-        return {};
-    }
-    amend::addGlobalVariables(graph, *symbols);
-    return {};
-}
-
-// Features that are off and --keep/--drop, applied to whatever the loader made, BTF included.
-Expected<ir::TypeGraph> amend(ir::TypeGraph graph, const ConversionRequest& request,
-                              const std::shared_ptr<MappedFile>& input,
-                              const plugin::PluginDescriptor& loader, plugin::Session& session) {
-    auto features = FeatureSet::parse(session.options.features);
-    if (!features)
-        return std::move(features).error();
-    for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
-        const auto f = static_cast<Feature>(i);
-        if (features->has(f) && !FeatureSet::implemented(f))
-            session.diagnostics.warning("feature '" + std::string(FeatureSet::name(f)) +
-                                        "' is not implemented by btforge: ignored");
-    }
-    if (auto downgraded = amend::downgrade(graph, *features))
-        graph = std::move(*downgraded);
-    if (features->has(Feature::GlobalVar) && !loader.has(plugin::Capability::MakesVariables)) {
-        auto added = addGlobalVariables(graph, input, session);
-        if (!added)
-            return std::move(added).error();
-    }
-    for (auto [selection, names] : {std::pair{amend::Selection::Keep, &request.keep},
-                                    {amend::Selection::Drop, &request.drop}}) {
-        if (names->empty())
-            continue;
-        auto selected = amend::select(graph, selection, *names);
-        if (!selected)
-            return std::move(selected).error();
-        graph = std::move(*selected);
-    }
-    return graph;
-}
 
 // The outputs of a conversion, opened before the work so that one that cannot be written fails
 // at once; they replace their targets only once everything succeeded.
@@ -194,99 +45,6 @@ Expected<void> openOutputs(const ConversionRequest& request, Outputs& outputs) {
         outputs.report.emplace(std::move(*file));
     }
     return {};
-}
-
-// A section --elf / --in-place writes.
-struct SectionContents {
-    std::string name;
-    std::string bytes;
-};
-
-// --elf / --in-place: a copy of the input ELF file with `sections` added or replaced, every other
-// section as it was, with the input's permissions.
-Expected<void> writeIntoElf(const MappedFile& input, const std::vector<SectionContents>& sections,
-                            OutputFile& output) {
-    struct stat st {};
-    if (::fstat(input.descriptor(), &st) != 0)
-        return Error::io(input.path() + ": cannot stat: " + std::strerror(errno));
-    // One section at a time, each over the copy the previous one made.
-    std::string image;
-    std::span<const std::byte> current = input.bytes();
-    for (size_t i = 0; i < sections.size(); ++i) {
-        const bool last = i + 1 == sections.size();
-        std::ostringstream step;
-        if (auto written = elf::writeWithSection(current, input.path(), sections[i].name,
-                                                 std::as_bytes(std::span(sections[i].bytes)),
-                                                 last ? output.stream() : step);
-            !written)
-            return written;
-        if (!last) {
-            image = std::move(step).str();
-            current = std::as_bytes(std::span(image));
-        }
-    }
-    // A stream's bytes are in a memfd, whose permissions say nothing: the umask's default then.
-    return output.commit(S_ISREG(st.st_mode) && st.st_nlink > 0
-                             ? std::optional<unsigned>(st.st_mode & 07777)
-                             : std::nullopt);
-}
-
-bool distilledBaseRequested(const plugin::Session& session) {
-    auto features = FeatureSet::parse(session.options.features);
-    return features && features->has(Feature::DistilledBase);
-}
-
-// distilled_base as pahole -J does it: split BTF written into an ELF file goes over its distilled
-// base, which goes to .BTF.base. Raw output stays split over the whole base, as pahole's
-// --btf_encode_detached writes it.
-bool distillsBase(const ir::TypeGraph& graph, const ConversionRequest& request,
-                  plugin::Session& session) {
-    if (!distilledBaseRequested(session))
-        return false;
-    if (!graph.base()) {
-        session.diagnostics.warning("feature 'distilled_base' is for split BTF (a module over "
-                                    "its base, -B): ignored");
-        return false;
-    }
-    if (!request.intoElf) {
-        session.diagnostics.warning(
-            "feature 'distilled_base' writes .BTF.base into ELF output only (--elf, --in-place): "
-            "raw BTF is written split over the whole base, as pahole writes it");
-        return false;
-    }
-    return true;
-}
-
-// What --elf / --in-place write: .BTF; with a distilled base, .BTF over it and .BTF.base.
-Expected<std::vector<SectionContents>>
-elfSections(const ir::TypeGraph& graph, bool distill, plugin::Emitter& emitter,
-            const plugin::EmitRequest& emit, const std::string& input, plugin::Session& session) {
-    auto emitted = [&](const ir::TypeGraph& g) -> Expected<std::string> {
-        std::ostringstream out;
-        if (auto written = emitter.emit(g, emit, out, session); !written)
-            return std::move(written).error();
-        return std::move(out).str();
-    };
-    std::vector<SectionContents> sections;
-    if (!distill) {
-        auto btf = emitted(graph);
-        if (!btf)
-            return std::move(btf).error();
-        sections.push_back({".BTF", std::move(*btf)});
-        return sections;
-    }
-    auto distilled = btf::distillBase(graph, input);
-    if (!distilled)
-        return std::move(distilled).error();
-    auto btf = emitted(distilled->split);
-    if (!btf)
-        return std::move(btf).error();
-    auto base = emitted(*distilled->base);
-    if (!base)
-        return std::move(base).error();
-    sections.push_back({".BTF", std::move(*btf)});
-    sections.push_back({".BTF.base", std::move(*base)});
-    return sections;
 }
 
 // What an emitter cannot write (a vlen over BTF's limit) is a property of the types, so of the
@@ -358,7 +116,7 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
     auto loaded = loadGraph(registry, request.source, session, &loader, *input);
     if (!loaded)
         return std::move(loaded).error();
-    auto graph = amend(std::move(*loaded), request, *input, *loader, session);
+    auto graph = amendGraph(std::move(*loaded), request, *input, *loader, session);
     if (!graph)
         return std::move(graph).error();
     // The extension's conversions, explicit so that a standard output never silently loses the
@@ -404,53 +162,6 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         return {};
     outputs.report->stream() << outputs.reportText.str();
     return outputs.report->commit();
-}
-
-Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
-                                                const plugin::Session& session) {
-    auto file = MappedFile::open(path, session.options.streamLimit);
-    if (!file)
-        return std::move(file).error();
-    return std::make_shared<MappedFile>(std::move(*file));
-}
-
-Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session,
-                                  const plugin::PluginDescriptor** loaderUsed,
-                                  std::shared_ptr<MappedFile> input) {
-    if (!input) {
-        auto opened = openInput(source.input, session);
-        if (!opened)
-            return std::move(opened).error();
-        input = std::move(*opened);
-    }
-    auto loaderPlugin = source.loader ? requirePlugin(registry, PluginKind::Loader, *source.loader)
-                                      : chooseLoader(registry, *input, source.carried);
-    if (!loaderPlugin)
-        return std::move(loaderPlugin).error();
-    if (loaderUsed)
-        *loaderUsed = (*loaderPlugin)->descriptor;
-
-    plugin::LoadRequest load{source.input, std::move(input), nullptr, "", (*loaderPlugin)->options};
-    if (source.base && sameFile(source.input, *source.base))
-        session.diagnostics.warning(source.input + ": INPUT is also its base (-B): its types are "
-                                                   "the base's, so the split BTF has few or none");
-    if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
-        std::optional<plugin::PhaseTimer> timer(std::in_place, session.stats, plugin::phase::kBase);
-        auto base = loadBase(registry, *basePath, session);
-        timer.reset();
-        if (!base)
-            return std::move(base).error();
-        if (session.stats)
-            session.stats->hold(plugin::holder::kBaseTypes, (*base)->memoryUsage());
-        load.base = std::move(*base);
-        load.basePath = *basePath;
-    }
-    plugin::PhaseTimer timer(session.stats, plugin::phase::kLoad);
-    auto graph = (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
-    if (graph && session.stats)
-        session.stats->hold(plugin::holder::kResult, graph->memoryUsage());
-    return graph;
 }
 
 } // namespace btforge::host

@@ -1,7 +1,8 @@
-// The pipeline of convert and dump, whose first half every command shares: pick a loader, load
-// (over a base); then pick an emitter and write.
+// The pipeline of convert and dump: load (GraphLoading, which diff shares), amend (Amending), then
+// pick an emitter and write (into an ELF file: ElfOutput).
 #pragma once
 
+#include "GraphLoading.h"
 #include "PluginRegistry.h"
 
 #include <optional>
@@ -9,16 +10,6 @@
 #include <vector>
 
 namespace btforge::host {
-
-// Where a graph comes from: the input, the loader that reads it and the base it continues.
-struct GraphSource {
-    std::string input;
-    std::optional<std::string> loader; // chosen by probing the input when absent
-    std::optional<std::string> base;   // implicit for /sys/kernel/btf/<module>
-    // What the input carries (dump, diff): an ELF file's .BTF when it has one, as bpftool reads
-    // it, rather than the DWARF convert makes BTF from.
-    bool carried = false;
-};
 
 // What to do with functions that exist at several addresses (--func-addr,
 // docs/func-addr-extension.md).
@@ -47,19 +38,6 @@ struct ConversionRequest {
     // Not Standard: the DWARF loaders make one FUNC per address (their func-per-address option).
     FuncAddrMode funcAddr = FuncAddrMode::Standard;
 };
-
-// Opens an input once, as every command does (MappedFile's rules, --stream-limit): the loader
-// probes and reads these bytes, never the path again.
-Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
-                                                const plugin::Session& session);
-
-// Loads one graph as every command does: the loader named or the best bidder, over its base.
-// `loaderUsed`, when given, receives the descriptor of the loader that read it; `input`, when
-// given, is source.input already opened.
-Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
-                                  plugin::Session& session,
-                                  const plugin::PluginDescriptor** loaderUsed = nullptr,
-                                  std::shared_ptr<MappedFile> input = nullptr);
 
 // What the emitter's capabilities imply for the request (--func-addr keep for an emitter that
 // writes FUNC addresses) and the outputs they refuse (--elf without an emitter writing BTF).

@@ -1,0 +1,88 @@
+// Loading one graph as every command does: the input opened once, the loader chosen, the base
+// loaded (-B, or implied for /sys/kernel/btf/<module>), then the load.
+#include "GraphLoading.h"
+
+#include "PluginChoice.h"
+#include "SameFiles.h"
+
+#include <optional>
+
+namespace btforge::host {
+namespace {
+
+using plugin::PluginKind;
+
+// Module BTF under /sys/kernel/btf is split over the running kernel's, as bpftool assumes too.
+std::optional<std::string> implicitBase(const std::string& input) {
+    constexpr std::string_view sysfs = "/sys/kernel/btf/";
+    if (input.starts_with(sysfs) && input != "/sys/kernel/btf/vmlinux")
+        return "/sys/kernel/btf/vmlinux";
+    return std::nullopt;
+}
+
+Expected<std::shared_ptr<const ir::TypeGraph>>
+loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
+    // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
+    auto loader = btfLoader(registry);
+    if (!loader)
+        return std::move(loader).error();
+    auto file = openInput(path, session);
+    if (!file)
+        return std::move(file).error();
+    auto graph = (*loader)->descriptor->makeLoader()->load(
+        {path, std::move(*file), nullptr, "", (*loader)->options}, session);
+    if (!graph)
+        return std::move(graph).error();
+    return std::make_shared<const ir::TypeGraph>(std::move(*graph));
+}
+
+} // namespace
+
+Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
+                                                const plugin::Session& session) {
+    auto file = MappedFile::open(path, session.options.streamLimit);
+    if (!file)
+        return std::move(file).error();
+    return std::make_shared<MappedFile>(std::move(*file));
+}
+
+Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSource& source,
+                                  plugin::Session& session,
+                                  const plugin::PluginDescriptor** loaderUsed,
+                                  std::shared_ptr<MappedFile> input) {
+    if (!input) {
+        auto opened = openInput(source.input, session);
+        if (!opened)
+            return std::move(opened).error();
+        input = std::move(*opened);
+    }
+    auto loaderPlugin = source.loader ? requirePlugin(registry, PluginKind::Loader, *source.loader)
+                                      : chooseLoader(registry, *input, source.carried);
+    if (!loaderPlugin)
+        return std::move(loaderPlugin).error();
+    if (loaderUsed)
+        *loaderUsed = (*loaderPlugin)->descriptor;
+
+    plugin::LoadRequest load{source.input, std::move(input), nullptr, "", (*loaderPlugin)->options};
+    if (source.base && sameFile(source.input, *source.base))
+        session.diagnostics.warning(source.input + ": INPUT is also its base (-B): its types are "
+                                                   "the base's, so the split BTF has few or none");
+    if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
+        std::optional<plugin::PhaseTimer> timer(std::in_place, session.stats, plugin::phase::kBase);
+        auto base = loadBase(registry, *basePath, session);
+        timer.reset();
+        if (!base)
+            return std::move(base).error();
+        if (session.stats)
+            session.stats->hold(plugin::holder::kBaseTypes, (*base)->memoryUsage());
+        load.base = std::move(*base);
+        load.basePath = *basePath;
+    }
+    plugin::PhaseTimer timer(session.stats, plugin::phase::kLoad);
+    auto graph = (*loaderPlugin)->descriptor->makeLoader()->load(load, session);
+    if (graph && session.stats)
+        session.stats->hold(plugin::holder::kResult, graph->memoryUsage());
+    return graph;
+}
+
+} // namespace btforge::host
