@@ -1,6 +1,8 @@
-// The attribute rules both DWARF readers share (ReaderRules.h, DieAttributes): readers turn forms
+// The attribute rules both DWARF readers share (DieAttributes.h): readers turn forms
 // into values, and everything that decides what a value means for the Die is here.
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieAttributes.h"
+
+#include "btforge/dwarf/Forms.h"
 
 #include <algorithm>
 #include <dwarf.h>
@@ -287,6 +289,17 @@ void DieAttributes::expressionRead(bool read) {
 
 bool DieAttributes::needsFirstRange() const {
     return hasRanges_ && !die_.has(kHasLowPc) && die_.tag == DW_TAG_subprogram;
+}
+
+uint8_t entryValueRegister(std::span<const LocationOp> ops) {
+    bool shape = ops.size() == 1 || (ops.size() == 2 && ops[1].atom == DW_OP_stack_value);
+    if (!shape || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value))
+        return 0xff;
+    // A one-byte sub-expression, which is its first byte (LocationOp's block contract).
+    uint64_t inner = ops[0].number2;
+    if (ops[0].number != 1 || inner < DW_OP_reg0 || inner > DW_OP_reg31)
+        return 0xff;
+    return static_cast<uint8_t>(inner - DW_OP_reg0);
 }
 
 } // namespace btforge::dwarf

@@ -2,6 +2,8 @@
 
 #include "LocationDecoder.h"
 
+#include "btforge/dwarf/DieKeys.h"
+
 #include <array>
 #include <dwarf.h>
 

@@ -1,5 +1,5 @@
 // The libdw reader's attribute values: each wanted attribute of a kept DIE, read from its form
-// into a value of its class and handed to the rules (DieAttributes, ReaderRules.h). The common
+// into a value of its class and handed to the rules (DieAttributes.h). The common
 // forms are read here, straight from the DIE's bytes (the walk has checked they are inside the
 // unit); values that live elsewhere (string offset and address tables, other units, the alt
 // file) go through libdw.
@@ -7,7 +7,7 @@
 
 #include "Abbreviations.h"
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieAttributes.h"
 
 #include <elfutils/libdw.h>
 

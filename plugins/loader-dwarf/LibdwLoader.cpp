@@ -1,9 +1,8 @@
 // Loader "dwarf": the DWARF of ELF files (executables, shared objects, relocatable objects
 // such as kernel modules), read with elfutils libdw and converted by core.
-#include "btforge/dwarf/DwarfLoader.h"
-
 #include "LibdwUnitReader.h"
 
+#include "btforge/dwarf/DwarfLoader.h"
 #include "btforge/dwarf/LoaderOptions.h"
 
 namespace btforge {

@@ -2,7 +2,8 @@
 
 #include "LibdwAttributes.h"
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieKeys.h"
+#include "btforge/dwarf/DwarfSections.h"
 #include "btforge/support/Hex.h"
 #include "btforge/support/MappedFile.h"
 
@@ -115,12 +116,6 @@ int findNoDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, 
 }
 
 } // namespace
-
-const char* LibdwUnitReader::sectionName(DieOffset bias) {
-    return bias == kTypesBias ? " in .debug_types"
-           : bias == kAltBias ? " in the .gnu_debugaltlink file"
-                              : "";
-}
 
 namespace {
 
@@ -571,17 +566,17 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
             dwarf_next_unit(dwarf, headerOffset, &end, nullptr, nullptr, &abbreviationsOffset,
                             nullptr, nullptr, inTypes ? &signature : nullptr, nullptr) != 0 ||
             end > section->d_size)
-            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
                                    ": its length runs past the end of the section");
         // The DIEs are read from the section libdw has: the unit DIE must be in it (libdw gives
         // none for a unit type it does not know).
         const auto* sectionStart = static_cast<const uint8_t*>(section->d_buf);
         if (!sectionStart || offset >= end || unitDie.addr != sectionStart + offset)
-            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
                                    ": its unit DIE cannot be read (unit type " + hex(unitType) +
                                    ")");
         if (addressSize != 4 && addressSize != 8)
-            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionName(bias) +
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
                                    ": address size " + std::to_string(addressSize) +
                                    " is neither 4 nor 8");
         units_.push_back({unitDie, offset, headerOffset, end, version, unitType, addressSize,
@@ -592,7 +587,7 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
     if (rc < 0) {
         const Unit* last = units_.size() > first ? &units_.back() : nullptr;
         std::string where =
-            last ? "the unit after unit " + hex(last->headerOffset) + sectionName(last->bias)
+            last ? "the unit after unit " + hex(last->headerOffset) + sectionOfBias(last->bias)
                  : "unit 0x0";
         // libdw gives no reason when a section libelf could not decompress looks missing.
         const int reason = dwarf_errno();

@@ -4,7 +4,7 @@
 // never separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
 // units of the input. libdw reads one section of a name, and none in a COMDAT group (SHF_GROUP),
 // which is where gcc puts each type unit of a relocatable object: for such files libdw reads a
-// copy of the DWARF sections, relocated, with the sections of each name joined (ReaderRules.h,
+// copy of the DWARF sections, relocated, with the sections of each name joined (DwarfSections.h,
 // DwarfSection). libdw finds the units and sections; the DIEs are read here, in one pass
 // over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
 // of the common forms read directly and the others through libdw. Subtrees that cannot hold
@@ -16,7 +16,8 @@
 
 #include "AltFile.h"
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DwarfSections.h"
+#include "btforge/dwarf/SectionAddresses.h"
 #include "btforge/dwarf/UnitReader.h"
 #include "btforge/support/MappedFile.h"
 
@@ -85,8 +86,6 @@ private:
     // Gives back the resident pages of [begin, end) if it is inside the file mapping.
     void giveBackMapped(const uint8_t* begin, const uint8_t* end) const;
     Expected<void> decodeUnit(size_t index, UnitDies& out);
-    // Where the DIEs of a bias are, for messages (.debug_info goes without saying).
-    static const char* sectionName(DieOffset bias);
 
     std::string path_;
     std::shared_ptr<MappedFile> input_;

@@ -2,7 +2,10 @@
 #include "LibdwAttributes.h"
 #include "LibdwUnitReader.h"
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieAttributes.h"
+#include "btforge/dwarf/DieKeys.h"
+#include "btforge/dwarf/DieTreeBuilder.h"
+#include "btforge/dwarf/DieVisit.h"
 #include "btforge/support/Hex.h"
 
 #include <algorithm>
@@ -286,12 +289,12 @@ Expected<void> LibdwUnitReader::decodeUnit(size_t index, UnitDies& out) {
     UnitWalk walk(out, abbreviations, forms, unit.section, unit.headerOffset, unit.offset, unit.end,
                   root.cu, decoding);
     if (auto failure = walk.run())
-        return Error::badInput(path_ + ": DIE " + hex(failure->offset) + sectionName(unit.bias) +
+        return Error::badInput(path_ + ": DIE " + hex(failure->offset) + sectionOfBias(unit.bias) +
                                ": " + failure->what);
 
     if (auto unterminated = measureNames(out))
         return Error::badInput(path_ + ": DIE " + hex(*unterminated - unit.bias) +
-                               sectionName(unit.bias) +
+                               sectionOfBias(unit.bias) +
                                ": its name or string value runs past the end of .debug_str");
     if (locations.lowest)
         giveBackMapped(locations.lowest, locations.highest);

@@ -1,5 +1,5 @@
 // Reading one DIE's attribute values with LLVM: forms decoded into the values the reader rules
-// (DieAttributes, ReaderRules.h) take; expressions, location lists and blocks included.
+// (DieAttributes.h) take; expressions, location lists and blocks included.
 #include "LlvmAttributeDecoder.h"
 
 #include "LlvmUnitReader.h"
@@ -20,7 +20,7 @@ namespace dw = llvm::dwarf;
 constexpr uint8_t kGnuParameterRef = 0xfa;
 
 // Reads one DIE's attribute values from their forms and hands them to the rules (DieAttributes,
-// ReaderRules.h).
+// DieAttributes.h).
 struct AttributeDecoder {
     const LlvmUnitReader& reader;
     llvm::DWARFUnit& llvmUnit;

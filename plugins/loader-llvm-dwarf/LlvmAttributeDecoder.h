@@ -1,8 +1,8 @@
 // Reading one DIE's attribute values with LLVM into what the reader rules take (DieAttributes,
-// ReaderRules.h): LlvmUnitReader's attribute decoder.
+// DieAttributes.h): LlvmUnitReader's attribute decoder.
 #pragma once
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieAttributes.h"
 #include "btforge/dwarf/UnitDies.h"
 
 #include <cstdint>

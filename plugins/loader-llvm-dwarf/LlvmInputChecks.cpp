@@ -2,7 +2,7 @@
 // (each found by the fuzzer), and the inflation of .zdebug_ sections LLVM 19 does not know.
 #include "LlvmInputChecks.h"
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DwarfSections.h"
 
 #include <cstring>
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>

@@ -3,6 +3,9 @@
 #include "LlvmAttributeDecoder.h"
 #include "LlvmInputChecks.h"
 
+#include "btforge/dwarf/DieTreeBuilder.h"
+#include "btforge/dwarf/DieVisit.h"
+#include "btforge/dwarf/DwarfSections.h"
 #include "btforge/support/Hex.h"
 #include "btforge/support/MappedFile.h"
 
@@ -57,10 +60,6 @@ private:
     std::string message_;
     std::string* previous_;
 };
-
-const char* sectionName(DieOffset bias) {
-    return bias >= kTypesBias ? " in .debug_types" : "";
-}
 
 // An offset of a unit's section as messages give it: in the sections of its name laid end to
 // end, as the keys count (and as a linker would join them).
@@ -171,7 +170,7 @@ DieOffset LlvmUnitReader::typeBySignature(uint64_t signature) const {
 Expected<void> LlvmUnitReader::enumerateUnits() {
     ErrorSink sink;
     // Where each section's units start among the keys: the sections of a name laid end to end,
-    // in the file's order (ReaderRules.h), as libdw reads them. `end`: how far its units reach.
+    // in the file's order (DwarfSections.h), as libdw reads them. `end`: how far its units reach.
     struct Section {
         const llvm::DWARFSection* section;
         DieOffset bias;
@@ -201,7 +200,7 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
         DWARFDie root = unit->getUnitDIE(/*ExtractUnitDIEOnly=*/true);
         auto unitError = [&](const std::string& what) {
             return Error::badInput(path_ + ": unit " + hex(joinedOffset(bias, unit->getOffset())) +
-                                   sectionName(bias) + ": " + what);
+                                   sectionOfBias(bias) + ": " + what);
         };
         if (!sink.message().empty() || !root)
             return unitError(sink.message().empty() ? "no unit DIE" : sink.message());
@@ -246,7 +245,7 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
             continue;
         return Error::badInput(
             path_ + ": unit " + hex(joinedOffset(section.bias, section.end)) +
-            sectionName(section.bias) + ": " +
+            sectionOfBias(section.bias) + ": " +
             (sink.message().empty() ? "its header cannot be read" : sink.message()));
     }
     return {};
@@ -272,7 +271,7 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
     auto failure = [&](const std::string& what) {
         return Error::badInput(
             path_ + ": unit " + hex(joinedOffset(unit.bias, llvmUnit.getOffset())) +
-            sectionName(unit.bias) + ": " + (sink.message().empty() ? what : sink.message()));
+            sectionOfBias(unit.bias) + ": " + (sink.message().empty() ? what : sink.message()));
     };
     // The DIEs are decoded one at a time, in order, with LLVM's DIE decoder: the unit's own DIE
     // array, which LLVM keeps until the context goes (gigabytes on a kernel), is never filled.

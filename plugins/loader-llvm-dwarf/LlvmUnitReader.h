@@ -10,7 +10,8 @@
 // state all units share).
 #pragma once
 
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieKeys.h"
+#include "btforge/dwarf/SectionAddresses.h"
 #include "btforge/dwarf/UnitReader.h"
 #include "btforge/support/MappedFile.h"
 

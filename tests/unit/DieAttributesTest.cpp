@@ -1,6 +1,9 @@
 // What an attribute's value means for a Die (DieAttributes), from values as the DWARF 5
 // standard defines them: the rules both readers share.
-#include "btforge/dwarf/ReaderRules.h"
+#include "btforge/dwarf/DieAttributes.h"
+
+#include "btforge/dwarf/DwarfSections.h"
+#include "btforge/dwarf/Forms.h"
 
 #include <doctest/doctest.h>
 
