@@ -9,62 +9,6 @@
 
 namespace btforge::dwarf {
 
-// DW_FORM_LLVM_addrx_offset, which elfutils' dwarf.h does not have.
-constexpr unsigned kFormLlvmAddrxOffset = 0x2001;
-
-FormClass formClass(unsigned form) {
-    switch (form) {
-    case DW_FORM_flag:
-    case DW_FORM_flag_present:
-        return FormClass::Flag;
-    case DW_FORM_string:
-    case DW_FORM_strp:
-    case DW_FORM_line_strp:
-    case DW_FORM_strp_sup:
-    case DW_FORM_strx:
-    case DW_FORM_strx1:
-    case DW_FORM_strx2:
-    case DW_FORM_strx3:
-    case DW_FORM_strx4:
-    case DW_FORM_GNU_str_index:
-    case DW_FORM_GNU_strp_alt:
-        return FormClass::String;
-    case DW_FORM_ref1:
-    case DW_FORM_ref2:
-    case DW_FORM_ref4:
-    case DW_FORM_ref8:
-    case DW_FORM_ref_udata:
-    case DW_FORM_ref_addr:
-    case DW_FORM_ref_sig8:
-    case DW_FORM_ref_sup4:
-    case DW_FORM_ref_sup8:
-    case DW_FORM_GNU_ref_alt:
-        return FormClass::Reference;
-    case DW_FORM_addr:
-    case DW_FORM_addrx:
-    case DW_FORM_addrx1:
-    case DW_FORM_addrx2:
-    case DW_FORM_addrx3:
-    case DW_FORM_addrx4:
-    case DW_FORM_GNU_addr_index:
-    case kFormLlvmAddrxOffset:
-        return FormClass::Address;
-    case DW_FORM_block:
-    case DW_FORM_block1:
-    case DW_FORM_block2:
-    case DW_FORM_block4:
-        return FormClass::Block;
-    case DW_FORM_exprloc:
-        return FormClass::Expression;
-    default:
-        return FormClass::Constant;
-    }
-}
-
-bool isSignedForm(unsigned form) {
-    return form == DW_FORM_sdata || form == DW_FORM_implicit_const;
-}
-
 bool DieAttributes::isUsed(unsigned attribute) {
     switch (attribute) {
     case DW_AT_name:

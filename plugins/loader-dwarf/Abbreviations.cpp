@@ -1,5 +1,7 @@
 #include "Abbreviations.h"
 
+#include "btforge/dwarf/Forms.h"
+
 #include <algorithm>
 #include <dwarf.h>
 
@@ -9,99 +11,58 @@ namespace {
 // Codes up to this are looked up by index; compilers number abbreviations from 1 up.
 constexpr uint64_t kDenseCodes = 1u << 16;
 
-} // namespace
-
-uint8_t fixedFormSize(uint32_t form, const FormContext& context) {
-    switch (form) {
-    case DW_FORM_flag_present:
-    case DW_FORM_implicit_const:
+uint8_t valueSize(const FormInfo& info, const FormContext& context) {
+    switch (info.layout) {
+    case FormLayout::None:
         return 0;
-    case DW_FORM_data1:
-    case DW_FORM_ref1:
-    case DW_FORM_flag:
-    case DW_FORM_strx1:
-    case DW_FORM_addrx1:
-        return 1;
-    case DW_FORM_data2:
-    case DW_FORM_ref2:
-    case DW_FORM_strx2:
-    case DW_FORM_addrx2:
-        return 2;
-    case DW_FORM_strx3:
-    case DW_FORM_addrx3:
-        return 3;
-    case DW_FORM_data4:
-    case DW_FORM_ref4:
-    case DW_FORM_ref_sup4:
-    case DW_FORM_strx4:
-    case DW_FORM_addrx4:
-        return 4;
-    case DW_FORM_data8:
-    case DW_FORM_ref8:
-    case DW_FORM_ref_sig8:
-    case DW_FORM_ref_sup8:
-        return 8;
-    case DW_FORM_data16:
-        return 16;
-    case DW_FORM_addr:
+    case FormLayout::Fixed:
+        return info.size;
+    case FormLayout::AddressSize:
         return context.addressSize;
-    case DW_FORM_ref_addr:
-        return context.version < 3 ? context.addressSize : context.offsetSize;
-    case DW_FORM_strp:
-    case DW_FORM_line_strp:
-    case DW_FORM_sec_offset:
-    case DW_FORM_strp_sup:
-    case DW_FORM_GNU_ref_alt:
-    case DW_FORM_GNU_strp_alt:
+    case FormLayout::OffsetSize:
         return context.offsetSize;
-    case DW_FORM_udata:
-    case DW_FORM_sdata:
-    case DW_FORM_ref_udata:
-    case DW_FORM_strx:
-    case DW_FORM_addrx:
-    case DW_FORM_loclistx:
-    case DW_FORM_rnglistx:
-    case DW_FORM_GNU_addr_index:
-    case DW_FORM_GNU_str_index:
-    case DW_FORM_string:
-    case DW_FORM_block:
-    case DW_FORM_block1:
-    case DW_FORM_block2:
-    case DW_FORM_block4:
-    case DW_FORM_exprloc:
-    case DW_FORM_indirect:
-        return kSizeVaries;
-    default:
+    case FormLayout::RefAddr:
+        return context.version < 3 ? context.addressSize : context.offsetSize;
+    case FormLayout::Unsupported:
         return kUnknownForm;
+    default:
+        return kSizeVaries;
     }
 }
 
+} // namespace
+
+uint8_t fixedFormSize(uint32_t form, const FormContext& context) {
+    const auto info = formInfo(form);
+    return info ? valueSize(*info, context) : kUnknownForm;
+}
+
 bool skipFormValue(Cursor& in, uint32_t form, const FormContext& context) {
-    uint8_t size = fixedFormSize(form, context);
+    const auto info = formInfo(form);
+    const uint8_t size = info ? valueSize(*info, context) : kUnknownForm;
     if (size == kUnknownForm)
         return false;
     if (size != kSizeVaries) {
         in.skip(size);
         return true;
     }
-    switch (form) {
-    case DW_FORM_string:
+    switch (info->layout) {
+    case FormLayout::String:
         in.skipString();
         return true;
-    case DW_FORM_block1:
+    case FormLayout::Block1:
         in.skip(in.fixed(1));
         return true;
-    case DW_FORM_block2:
+    case FormLayout::Block2:
         in.skip(in.fixed(2));
         return true;
-    case DW_FORM_block4:
+    case FormLayout::Block4:
         in.skip(in.fixed(4));
         return true;
-    case DW_FORM_block:
-    case DW_FORM_exprloc:
+    case FormLayout::BlockUleb:
         in.skip(in.uleb());
         return true;
-    case DW_FORM_indirect: {
+    case FormLayout::Indirect: {
         // The form comes first in the DIE; it may not be indirect or implicit again.
         uint64_t actual = in.uleb();
         if (actual == DW_FORM_indirect || actual == DW_FORM_implicit_const || actual > UINT32_MAX)

@@ -3,6 +3,7 @@
 #include "LlvmInputChecks.h"
 
 #include "btforge/dwarf/DwarfSections.h"
+#include "btforge/dwarf/Forms.h"
 
 #include <cstring>
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
@@ -273,21 +274,22 @@ bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtrac
         auto form = spec.Form;
         while (form == dw::DW_FORM_indirect && offset < end)
             form = static_cast<dw::Form>(data.getULEB128(&offset));
-        uint64_t length = 0;
-        switch (form) {
-        case dw::DW_FORM_indirect:
+        if (form == dw::DW_FORM_indirect)
             return false;
-        case dw::DW_FORM_block:
-        case dw::DW_FORM_exprloc:
+        // Blocks are where LLVM trusts a length: read it here (the form table says which).
+        uint64_t length = 0;
+        const auto info = formInfo(form);
+        switch (info ? info->layout : FormLayout::Unsupported) {
+        case FormLayout::BlockUleb:
             length = data.getULEB128(&offset);
             break;
-        case dw::DW_FORM_block1:
+        case FormLayout::Block1:
             length = data.getU8(&offset);
             break;
-        case dw::DW_FORM_block2:
+        case FormLayout::Block2:
             length = data.getU16(&offset);
             break;
-        case dw::DW_FORM_block4:
+        case FormLayout::Block4:
             length = data.getU32(&offset);
             break;
         default:

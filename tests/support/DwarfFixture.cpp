@@ -1,5 +1,7 @@
 #include "DwarfFixture.h"
 
+#include "btforge/dwarf/Forms.h"
+
 #include <algorithm>
 #include <dwarf.h>
 #include <elf.h>
@@ -195,75 +197,82 @@ private:
                            [&](const Die& u) { return search(u, search); });
     }
 
+    // The value's number as its class has it: a reference's offset, a string's offset or index.
+    uint64_t numberOf(const Attribute& a, dwarf::FormClass valueClass) {
+        switch (valueClass) {
+        case dwarf::FormClass::Reference:
+            return a.form == DW_FORM_ref_addr ? target(a) : target(a) - unitStart_;
+        case dwarf::FormClass::String:
+            return a.form == DW_FORM_strp ? strings_.add(a.value.text) : stringIndex(a.value.text);
+        default:
+            return a.value.number;
+        }
+    }
+
+    // Forms whose value lives where this writer writes nothing (.debug_addr, .debug_line_str,
+    // type units, supplementary and alternate files) are refused, whatever their layout.
+    static bool writable(unsigned form) {
+        switch (form) {
+        case DW_FORM_addrx:
+        case DW_FORM_addrx1:
+        case DW_FORM_addrx2:
+        case DW_FORM_addrx3:
+        case DW_FORM_addrx4:
+        case DW_FORM_GNU_addr_index:
+        case DW_FORM_line_strp:
+        case DW_FORM_strp_sup:
+        case DW_FORM_GNU_strp_alt:
+        case DW_FORM_GNU_str_index:
+        case DW_FORM_ref_sig8:
+        case DW_FORM_ref_sup4:
+        case DW_FORM_ref_sup8:
+        case DW_FORM_GNU_ref_alt:
+            return false;
+        default:
+            return true;
+        }
+    }
+
+    // Written as the form table (btforge/dwarf/Forms.h) lays the form out, as the readers read it.
     void writeValue(const Attribute& a) {
         const Value& v = a.value;
-        switch (a.form) {
-        case DW_FORM_addr:
+        const auto info = writable(a.form) ? dwarf::formInfo(a.form) : std::nullopt;
+        using dwarf::FormLayout;
+        switch (info ? info->layout : FormLayout::Unsupported) {
+        case FormLayout::None:
+            return;
+        case FormLayout::Fixed:
+            if (info->size == 16) // the number in the low half, sign-extended
+                return signExtend16(v.number);
+            return info_.fixed(numberOf(a, info->valueClass), info->size);
+        case FormLayout::AddressSize:
             return info_.fixed(v.number, addressSize());
-        case DW_FORM_data1:
-        case DW_FORM_flag:
-            return info_.fixed(v.number, 1);
-        case DW_FORM_ref1:
-            return info_.fixed(target(a) - unitStart_, 1);
-        case DW_FORM_data2:
-            return info_.fixed(v.number, 2);
-        case DW_FORM_ref2:
-            return info_.fixed(target(a) - unitStart_, 2);
-        case DW_FORM_data4:
-        case DW_FORM_sec_offset:
-            return info_.fixed(v.number, 4);
-        case DW_FORM_ref4:
-            return info_.fixed(target(a) - unitStart_, 4);
-        case DW_FORM_data8:
-            return info_.fixed(v.number, 8);
-        case DW_FORM_ref8:
-            return info_.fixed(target(a) - unitStart_, 8);
-        case DW_FORM_data16: // the number in the low half, sign-extended
-            return signExtend16(v.number);
-        case DW_FORM_ref_udata:
-            return info_.uleb(target(a) - unitStart_);
-        case DW_FORM_ref_addr: // an address's size in DWARF 2, an offset's since
+        case FormLayout::OffsetSize: // DWARF32
+            return info_.fixed(numberOf(a, info->valueClass), 4);
+        case FormLayout::RefAddr: // an address's size in DWARF 2, an offset's since
             return info_.fixed(target(a), f_.dwarfVersion == 2 ? addressSize() : 4);
-        case DW_FORM_udata:
-            return info_.uleb(v.number);
-        case DW_FORM_sdata:
+        case FormLayout::Uleb:
+            return info_.uleb(numberOf(a, info->valueClass));
+        case FormLayout::Sleb:
             return info_.sleb(static_cast<int64_t>(v.number));
-        case DW_FORM_string:
+        case FormLayout::String:
             return info_.text(v.text);
-        case DW_FORM_strp:
-            return info_.fixed(strings_.add(v.text), 4);
-        case DW_FORM_strx1:
-            return info_.fixed(stringIndex(v.text), 1);
-        case DW_FORM_strx2:
-            return info_.fixed(stringIndex(v.text), 2);
-        case DW_FORM_strx3:
-            return info_.fixed(stringIndex(v.text), 3);
-        case DW_FORM_strx4:
-            return info_.fixed(stringIndex(v.text), 4);
-        case DW_FORM_strx:
-            return info_.uleb(stringIndex(v.text));
-        case DW_FORM_block1:
-            info_.fixed(v.bytes.size(), 1);
+        case FormLayout::Block1:
+        case FormLayout::Block2:
+        case FormLayout::Block4:
+            info_.fixed(v.bytes.size(), info->layout == FormLayout::Block1   ? 1
+                                        : info->layout == FormLayout::Block2 ? 2
+                                                                             : 4);
             return info_.raw(v.bytes);
-        case DW_FORM_block2:
-            info_.fixed(v.bytes.size(), 2);
-            return info_.raw(v.bytes);
-        case DW_FORM_block4:
-            info_.fixed(v.bytes.size(), 4);
-            return info_.raw(v.bytes);
-        case DW_FORM_block:
-        case DW_FORM_exprloc:
+        case FormLayout::BlockUleb:
             info_.uleb(v.bytes.size());
             return info_.raw(v.bytes);
-        case DW_FORM_indirect:
+        case FormLayout::Indirect:
             if (a.indirectAs == DW_FORM_indirect || a.indirectAs == DW_FORM_implicit_const)
                 break;
             info_.uleb(a.indirectAs);
             return writeValue({a.name, a.indirectAs, a.value});
-        case DW_FORM_flag_present:
-        case DW_FORM_implicit_const:
-            return;
-        default:
+        case FormLayout::Unsupported:
             break;
         }
         throw std::invalid_argument("DWARF fixture: form " + std::to_string(a.form) +
