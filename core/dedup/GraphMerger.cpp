@@ -93,12 +93,23 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     : base(std::move(baseGraph)),
       matchRounds(base ? detail::kBaseMatchRounds : detail::kMatchRounds), merged(base),
-      firstOwn(merged.firstId()), baseRep(firstOwn, ir::kVoidType) {
-    world.addLeaf(voidLabel());
-    if (!base)
+      firstOwn(merged.firstId()) {
+    if (!base) {
+        world.addLeaf(voidLabel());
         return;
+    }
+    baseWorld = std::make_unique<BaseWorld>(*base);
+    baseIndex = std::make_unique<BaseIndex>(*base, *baseWorld);
+    if (baseIndex->minimal()) {
+        worldFirst = firstOwn;
+        return;
+    }
+    baseIndex.reset();
+    baseWorld.reset();
     // The base need not be minimal (btf__dedup leaves some duplicates): group it into classes,
     // and let the smallest id of each stand for it, so the world stays minimal.
+    baseRep.assign(firstOwn, ir::kVoidType);
+    world.addLeaf(voidLabel());
     for (TypeId id = 1; id < firstOwn; ++id)
         world.addType(*base, id);
     const std::vector<uint64_t> hashes = detail::structuralHashes(world, matchRounds);
@@ -166,7 +177,8 @@ PreparedUnit GraphMerger::prepare(const TypeGraph& unit,
         }
     }
     findComponents(refs, prepared.order_, prepared.componentStarts_);
-    if (prepared.placeholders_.empty())
+    // Over a lazy base, hashes see the base types matched first: merge() takes them.
+    if (prepared.placeholders_.empty() && !state_->lazyBase())
         prepared.hashes_ = detail::structuralHashes(refs, state_->matchRounds);
     return prepared;
 }
@@ -195,9 +207,10 @@ size_t GraphMerger::memoryUsage() const {
     const State& s = *state_;
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     return s.world.memoryUsage() + s.index.memoryUsage() + s.merged.memoryUsage() +
-           s.ownKey.memoryUsage() + bytes(s.baseRep) + bytes(s.roundSlot) + bytes(s.roundMemo) +
-           bytes(s.roundMemoDone) + bytes(s.map) + bytes(s.tentative) + bytes(s.unmatchable) +
-           bytes(s.classOf) + bytes(s.internedName);
+           (s.baseWorld ? s.baseWorld->memoryUsage() : 0) + s.ownKey.memoryUsage() +
+           bytes(s.baseRep) + bytes(s.roundSlot) + bytes(s.roundMemo) + bytes(s.roundMemoDone) +
+           bytes(s.map) + bytes(s.tentative) + bytes(s.unmatchable) + bytes(s.classOf) +
+           bytes(s.internedName);
 }
 
 uint32_t GraphMerger::provisionalCount() const {

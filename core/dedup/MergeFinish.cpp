@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -370,7 +371,23 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
     return classes + static_cast<uint32_t>(split.size());
 }
 
+void GraphMerger::State::materializeBase() {
+    RefGraph whole;
+    for (TypeId id = 0; id < firstOwn; ++id)
+        whole.addType(*base, id);
+    std::vector<TypeId> sameIds(merged.endId());
+    std::iota(sameIds.begin(), sameIds.end(), TypeId{0});
+    for (uint32_t node = 0; node < world.size(); ++node)
+        whole.addCopy(world, node, sameIds);
+    world = std::move(whole);
+    worldFirst = 0;
+    baseIndex.reset();
+    baseWorld.reset();
+}
+
 GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
+    if (lazyBase())
+        materializeBase();
     // Give back what only merging needed before the partition allocates.
     release(index);
     release(roundMemo);

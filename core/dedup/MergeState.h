@@ -4,6 +4,8 @@
 #pragma once
 
 #include "../ir/TypeWalk.h"
+#include "BaseIndex.h"
+#include "BaseWorld.h"
 #include "HashIndex.h"
 #include "dedup/GraphMerger.h"
 #include "dedup/RefGraph.h"
@@ -51,17 +53,37 @@ struct GraphMerger::State {
 
     // Merged and base types ("the world"): a base type stands for its smallest equivalent.
     bool isOwn(ir::TypeId id) const { return id >= firstOwn; }
-    ir::TypeId canonical(ir::TypeId id) const { return isOwn(id) ? id : baseRep[id]; }
+    ir::TypeId canonical(ir::TypeId id) const {
+        return isOwn(id) || baseRep.empty() ? id : baseRep[id];
+    }
+    // Over a base whose types are pairwise distinct (BaseIndex::minimal), base types are read
+    // when first met and found by name or shape; `world` and `index` then hold own types only.
+    bool lazyBase() const { return baseIndex != nullptr; }
+    // A world type's label and references (merged ids), whichever part of the world it is in.
+    const LabelHash& worldLabel(ir::TypeId id) {
+        return id < worldFirst ? baseWorld->label(id) : world.label(id - worldFirst);
+    }
+    std::span<const uint32_t> worldRefs(ir::TypeId id) {
+        return id < worldFirst ? baseWorld->refs(id) : world.refs(id - worldFirst);
+    }
 
     // --- merge() ---
     void preMap(const PreparedUnit& unit, std::span<const ir::TypeId> preMapped);
-    void hashWithPlaceholders(PreparedUnit& unit);
+    // Hashes the unit, each type already mapped (a placeholder, or a lazy base's match) seen as
+    // the world type it stands for.
+    void hashMapped(PreparedUnit& unit);
     uint64_t worldRound(ir::TypeId id, unsigned round);
-    bool matchFrom(const PreparedUnit& unit, ir::TypeId root, ir::TypeId target,
-                   uint32_t unitOrder);
+    // Over a lazy base: every component equivalent to a base type mapped to it.
+    void matchBase(const PreparedUnit& unit, uint32_t unitOrder);
+    // `ownOnly`: the base was matched already, so a type met unmapped is no base type's.
+    bool matchFrom(const PreparedUnit& unit, ir::TypeId root, ir::TypeId target, uint32_t unitOrder,
+                   bool ownOnly = false);
     void appendUnmatched(const PreparedUnit& unit, uint32_t unitOrder);
     void internNames(const ir::TypeGraph& graph);
     void classifyUnmatched(const PreparedUnit& unit);
+
+    // A lazy base made whole (every base type in `world`, by id), as finish() reads it.
+    void materializeBase();
 
     // --- finish() ---
     // The own declarations of one name and the live definitions they may stand for, as a range
@@ -85,7 +107,7 @@ struct GraphMerger::State {
     uint32_t splitEnumDeclarationUses(std::vector<uint32_t>& block,
                                       std::span<const uint8_t> resolved, uint32_t classes) const;
     // Base types other than the smallest of their class never appear in the world.
-    bool isHidden(ir::TypeId id) const { return !isOwn(id) && baseRep[id] != id; }
+    bool isHidden(ir::TypeId id) const { return canonical(id) != id; }
 
     std::shared_ptr<const ir::TypeGraph> base;
     // The rounds of the hashes units are matched by (StructuralHash.h), fixed for the run.
@@ -93,10 +115,13 @@ struct GraphMerger::State {
     Declarations declarations = Declarations::ByContext;
     ir::TypeGraph merged; // over `base`
     ir::TypeId firstOwn;
-    std::vector<ir::TypeId> baseRep;     // base id -> smallest equivalent base id
-    ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
-    detail::HashIndex index;             // canonical base types and own types by structural hash
-    uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
+    std::vector<ir::TypeId> baseRep;      // base id -> smallest equivalent base id; empty: itself
+    std::unique_ptr<BaseWorld> baseWorld; // over a lazy base
+    std::unique_ptr<BaseIndex> baseIndex; // over a lazy base
+    ir::TypeId worldFirst = 0;            // world node n is type worldFirst + n
+    ir::ChunkedArena<uint64_t> ownKey;    // smallest unitKey standing for it, by own id - firstOwn
+    detail::HashIndex index;              // canonical base types and own types by structural hash
+    uint32_t byteOrderUnit = UINT32_MAX;  // without a base, the first unit's byte order is kept
     // Labels and references of the world by id (node i is type i): what walks and the final
     // partition read. References are canonical, base types' included.
     RefGraph world;

@@ -7,14 +7,15 @@
 namespace btforge::dedup::detail {
 namespace {
 
-// Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field, kind first.
-// Lists are preceded by their length, so the field sequence determines the label (texts are
-// length-prefixed by hashing::forEachWord).
+// Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field, kind first;
+// the names in lists (members, enumerators, parameters) go to sink.listText. Lists are preceded
+// by their length, so the field sequence determines the label (texts are length-prefixed by
+// hashing::forEachWord).
 template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const T& t, Sink& sink) {
     sink.number(static_cast<uint64_t>(T::kKind));
-    auto text = [&](ir::StrId name) { sink.text(g.str(name)); };
+    auto listText = [&](ir::StrId name) { sink.listText(g, name); };
     if constexpr (!std::is_same_v<T, ir::VoidType>)
-        text(t.name);
+        sink.text(g.str(t.name));
     if constexpr (std::is_same_v<T, ir::IntType>) {
         sink.number(t.size);
         sink.number(t.encoding);
@@ -31,7 +32,7 @@ template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const
         // must meet the same types mapped from DWARF.
         sink.number(t.members.size());
         for (const ir::Member& m : t.members) {
-            text(m.name);
+            listText(m.name);
             sink.number(m.bitOffset);
             sink.number(m.bitfieldSize);
         }
@@ -40,7 +41,7 @@ template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const
         sink.number(t.isSigned);
         sink.number(t.values.size());
         for (const ir::Enumerator& e : t.values) {
-            text(e.name);
+            listText(e.name);
             sink.number(e.value);
         }
     } else if constexpr (std::is_same_v<T, ir::FwdType>) {
@@ -51,14 +52,13 @@ template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const
         sink.number(t.address.value_or(0));
     } else if constexpr (std::is_same_v<T, ir::FuncProtoType>) {
         sink.number(t.params.size());
-        for (const ir::Param& p : t.params) {
-            text(p.name);
-        }
+        for (const ir::Param& p : t.params)
+            listText(p.name);
     } else if constexpr (std::is_same_v<T, ir::VarType>) {
         sink.number(static_cast<uint64_t>(t.linkage));
         sink.number(t.address.has_value());
         sink.number(t.address.value_or(0));
-        text(t.section);
+        sink.text(g.str(t.section));
     } else if constexpr (std::is_same_v<T, ir::DatasecType>) {
         sink.number(t.size);
         sink.number(t.entries.size());
@@ -84,6 +84,15 @@ struct LabelHasher {
     void text(std::string_view s) {
         hashing::forEachWord(s, [&](uint64_t w) { number(w); });
     }
+    void listText(const ir::TypeGraph& g, ir::StrId name) { text(g.str(name)); }
+};
+
+// One 64-bit hash of the label without the names in lists.
+struct ShapeHasher {
+    uint64_t hash = 0x3c6ef372fe94f82bull;
+    void number(uint64_t v) { hash = hashing::combine(hash, v); }
+    void text(std::string_view s) { hash = hashing::combineText(hash, s); }
+    void listText(const ir::TypeGraph&, ir::StrId) {}
 };
 
 } // namespace
@@ -94,6 +103,14 @@ LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>
         describe(g, t, hasher);
         ir::forEachReference(t, [&](ir::TypeId ref) { refs.push_back(ref); });
     });
+    return hasher.hash;
+}
+
+uint64_t shapeOf(const ir::TypeGraph& g, ir::TypeId id, std::span<const ir::TypeId> refs) {
+    ShapeHasher hasher;
+    g.visit(id, [&](const auto& t) { describe(g, t, hasher); });
+    for (ir::TypeId ref : refs)
+        hasher.number(ref);
     return hasher.hash;
 }
 

@@ -13,6 +13,7 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace btforge::dedup::detail {
@@ -20,5 +21,11 @@ namespace btforge::dedup::detail {
 // The label of `id` in `g`; its references, in the order equivalence pairs them, are appended to
 // `refs`.
 LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>& refs);
+
+// A type's shape: its label without the names in its lists (members, enumerators, parameters),
+// and the ids `refs` it is given for its references. Types with equal labels and the same
+// references have equal shapes, so a shape finds, among a graph's types, the candidates for one
+// whose references are settled; it is cheap to take for many types (no member name is read).
+uint64_t shapeOf(const ir::TypeGraph& g, ir::TypeId id, std::span<const ir::TypeId> refs);
 
 } // namespace btforge::dedup::detail

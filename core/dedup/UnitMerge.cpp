@@ -35,8 +35,13 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     tentative.assign(count + 1, kUnmapped);
     unmatchable.assign(count + 1, 0);
     preMap(unit, preMapped);
+    if (lazyBase()) {
+        matchBase(unit, unitOrder);
+        // What matched no base type may still match an own one.
+        std::fill(unmatchable.begin(), unmatchable.end(), 0);
+    }
     if (unit.hashes_.empty())
-        hashWithPlaceholders(unit);
+        hashMapped(unit);
 
     const std::vector<uint32_t>& starts = unit.componentStarts_;
     const size_t components = starts.size() - 1;
@@ -52,19 +57,25 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
         return found;
     };
     constexpr size_t kSlotAhead = 24, kNodeAhead = 12, kRefsAhead = 6;
+    auto worldNode = [&](size_t component, auto&& prefetch) {
+        const TypeId candidate = firstCandidate(component);
+        if (candidate >= worldFirst)
+            prefetch(candidate - worldFirst);
+    };
+    const bool ownOnly = lazyBase();
     for (size_t component = 0; component < components; ++component) {
         if (component + kSlotAhead < components)
             index.prefetch(rootHash(component + kSlotAhead));
         if (component + kNodeAhead < components)
-            world.prefetchNode(firstCandidate(component + kNodeAhead));
+            worldNode(component + kNodeAhead, [&](uint32_t node) { world.prefetchNode(node); });
         if (component + kRefsAhead < components)
-            world.prefetchRefs(firstCandidate(component + kRefsAhead));
+            worldNode(component + kRefsAhead, [&](uint32_t node) { world.prefetchRefs(node); });
         const TypeId first = unit.order_[starts[component]];
         if (map[first] != kUnmapped)
-            continue; // a placeholder
+            continue; // a placeholder, or a base type's
         bool matched = false;
         index.forEach(unit.hashes_[first], [&](TypeId candidate) {
-            matched = matchFrom(unit, first, candidate, unitOrder);
+            matched = matchFrom(unit, first, candidate, unitOrder, ownOnly);
             return matched;
         });
         if (matched)
@@ -98,17 +109,26 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
     (void)seen;
 }
 
-// Placeholder hashes come from the types they stand for, known only now.
-void GraphMerger::State::hashWithPlaceholders(PreparedUnit& unit) {
-    const std::vector<TypeId>& placeholders = unit.placeholders_;
-    unit.hashes_ = detail::structuralHashes(
-        unit.refs_, matchRounds, placeholders,
-        [&](size_t i, unsigned round) { return worldRound(map[placeholders[i]], round); });
+// The hashes of mapped types come from the types they stand for, known only now.
+void GraphMerger::State::hashMapped(PreparedUnit& unit) {
+    std::vector<TypeId> mapped;
+    for (TypeId id = 1; id < map.size(); ++id) {
+        if (map[id] != kUnmapped)
+            mapped.push_back(id);
+    }
+    unit.hashes_ =
+        detail::structuralHashes(unit.refs_, matchRounds, mapped, [&](size_t i, unsigned round) {
+            return worldRound(map[mapped[i]], round);
+        });
 }
 
 // detail::structuralHashes for one world type and round, memoised; recursion depth is bounded by
-// the round.
+// the round. A lazy base's types are never hashed: each stands for itself (own types are matched
+// by these hashes, and only ever equal own types; a base type met is already its own match).
 uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
+    if (id < worldFirst)
+        return id == ir::kVoidType ? voidLabel().first
+                                   : hashing::combine(0x9e3779b97f4a7c15ull, id);
     constexpr size_t kStride = detail::kMatchRounds + 1;
     if (roundSlot.size() < merged.endId())
         roundSlot.resize(merged.endId(), kNoSlot);
@@ -120,9 +140,9 @@ uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
     } else if (roundMemoDone[slot] >> round & 1) {
         return roundMemo[slot * kStride + round];
     }
-    uint64_t hash = world.label(id).first;
+    uint64_t hash = worldLabel(id).first;
     if (round > 0) {
-        for (TypeId ref : world.refs(id))
+        for (TypeId ref : worldRefs(id))
             hash = hashing::combine(hash, worldRound(ref, round - 1));
     }
     // Not a reference taken before the recursion: it may have grown the memo.
@@ -135,8 +155,49 @@ uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
 // Succeeds (and commits the pairing) iff root and target are equivalent: every pair must have
 // equal labels, and with the world minimal, a unit type paired with two world types, or with
 // another than it already maps to, proves the start pair inequivalent.
+// Each component in turn (those it refers to are settled by then): one with a named type is
+// looked for by that name, a lone type whose references all matched base types by its shape.
+// Any other cannot match: a minimal base has no cycle of anonymous types.
+void GraphMerger::State::matchBase(const PreparedUnit& unit, uint32_t unitOrder) {
+    const TypeGraph& graph = *unit.unit_;
+    const std::vector<uint32_t>& starts = unit.componentStarts_;
+    std::vector<TypeId> refs;
+    for (size_t component = 0; component + 1 < starts.size(); ++component) {
+        const std::span<const TypeId> members(unit.order_.data() + starts[component],
+                                              starts[component + 1] - starts[component]);
+        if (map[members.front()] != kUnmapped)
+            continue; // a placeholder, or matched by a walk from an earlier component
+        bool matched = false;
+        auto tryCandidate = [&](TypeId root) {
+            return [&, root](TypeId candidate) {
+                matched = matchFrom(unit, root, candidate, unitOrder);
+                return matched;
+            };
+        };
+        auto named = std::find_if(members.begin(), members.end(),
+                                  [&](TypeId id) { return BaseIndex::foundByName(graph, id); });
+        if (named != members.end()) {
+            baseIndex->forEachNamed(graph.kind(*named), graph.name(*named), tryCandidate(*named));
+        } else if (members.size() == 1) {
+            const TypeId id = members.front();
+            refs.clear();
+            bool settled = true;
+            for (TypeId ref : unit.refs_.refs(id)) {
+                settled = settled && map[ref] != kUnmapped && !isOwn(map[ref]);
+                refs.push_back(map[ref]);
+            }
+            if (settled)
+                baseIndex->forEachShaped(detail::shapeOf(graph, id, refs), tryCandidate(id));
+        }
+        if (!matched) {
+            for (TypeId id : members)
+                unmatchable[id] = 1;
+        }
+    }
+}
+
 bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId target,
-                                   uint32_t unitOrder) {
+                                   uint32_t unitOrder, bool ownOnly) {
     pending.assign(1, {root, target});
     touched.clear();
     bool ok = true;
@@ -145,7 +206,8 @@ bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId
         pending.pop_back();
         if (map[node] != kUnmapped) {
             ok = map[node] == candidate;
-        } else if (candidate == ir::kVoidType || unmatchable[node]) {
+        } else if (candidate == ir::kVoidType || unmatchable[node] ||
+                   (ownOnly && !isOwn(candidate))) {
             ok = false;
         } else if (tentative[node] != kUnmapped) {
             ok = tentative[node] == candidate;
@@ -153,8 +215,8 @@ bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId
             tentative[node] = candidate;
             touched.push_back(node);
             const std::span<const uint32_t> ours = unit.refs_.refs(node);
-            const std::span<const uint32_t> theirs = world.refs(candidate);
-            ok = unit.refs_.label(node) == world.label(candidate) && ours.size() == theirs.size();
+            const std::span<const uint32_t> theirs = worldRefs(candidate);
+            ok = unit.refs_.label(node) == worldLabel(candidate) && ours.size() == theirs.size();
             for (size_t i = 0; ok && i < ours.size(); ++i) {
                 // References already settled are checked here rather than queued.
                 const TypeId settled = map[ours[i]];

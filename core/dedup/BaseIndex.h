@@ -1,0 +1,68 @@
+// What merging needs to find a unit's types among a base's (a module's among vmlinux's) without
+// labelling and hashing every base type: named types by kind and name, the others by shape (their
+// label without list names, and their references, TypeLabel.h), which a unit type whose
+// references are already matched can be looked up by. Built in one pass over the base.
+//
+// Finding types this way is exact only when no two base types are equivalent (then a unit type
+// is equivalent to at most one of them, and a walk proves which). The pass proves that too, from
+// three facts it checks:
+//   1. no two anonymous types have the same label and the same references (shape duplicates);
+//   2. no cycle of references runs through anonymous types only;
+//   3. no two named types of one kind and name are equivalent (checked by walking each pair).
+// Two equivalent distinct types would have equal labels: named ones break 3; anonymous ones have
+// equivalent references, all the same ids (breaking 1) or a distinct equivalent pair among them,
+// and following such pairs must end at a named pair or, the graph being finite, go round a
+// cycle of anonymous types. FUNCs, VARs, DATASECs and the DECL_TAGs on them are left out: no
+// unit type is ever equivalent to them, nor reaches them.
+#pragma once
+
+#include "BaseWorld.h"
+#include "HashIndex.h"
+
+#include "btforge/ir/TypeGraph.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace btforge::dedup {
+
+class BaseIndex {
+public:
+    // Reads labels through `world` for its checks.
+    BaseIndex(const ir::TypeGraph& base, BaseWorld& world);
+
+    // Whether `id` of `graph` is found by name (else by shape).
+    static bool foundByName(const ir::TypeGraph& graph, ir::TypeId id);
+
+    // Calls visit(id) for each base type of `kind` named `name`, in id order, until it returns
+    // true.
+    template <typename Visit>
+    void forEachNamed(ir::Kind kind, std::string_view name, Visit&& visit) const {
+        names_.forEach(nameKey(kind, name), [&](ir::TypeId id) {
+            return base_.kind(id) == kind && base_.name(id) == name && visit(id);
+        });
+    }
+    // Calls visit(id) for each base type found by shape whose shape may be `shape` (equal
+    // shapes, and a few unequal ones: callers compare labels), in id order, until it returns
+    // true.
+    template <typename Visit> void forEachShaped(uint64_t shape, Visit&& visit) const {
+        shapes_.forEach(shape, visit);
+    }
+
+    // No two base types merging can meet are equivalent (the three facts above).
+    bool minimal() const { return minimal_; }
+
+private:
+    static uint64_t nameKey(ir::Kind kind, std::string_view name);
+    bool equivalent(ir::TypeId a, ir::TypeId b);
+    bool anonymousCycle(std::span<const uint32_t> starts, std::span<const ir::TypeId> refs,
+                        std::span<const uint8_t> anonymous) const;
+
+    const ir::TypeGraph& base_;
+    BaseWorld& world_;
+    detail::HashIndex names_;
+    detail::HashIndex shapes_;
+    bool minimal_ = true;
+};
+
+} // namespace btforge::dedup
