@@ -1,68 +1,102 @@
 #include "BaseDeclarations.h"
 
 #include "dedup/GraphMerger.h"
-#include "support/Hash.h"
+
+#include <unordered_map>
 
 namespace btforge::dedup {
 
+using ir::Kind;
 using ir::TypeId;
 
-BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base) {
-    for (TypeId id = 1; id < base.endId(); ++id) {
-        const ir::Kind kind = base.kind(id);
-        if (base.name(id).empty())
-            continue;
-        if (kind == ir::Kind::Fwd) {
-            declarations_.try_emplace(Key{base.getAs<ir::FwdType>(id).isUnion, base.name(id)}, id);
-            continue;
-        }
-        if (kind != ir::Kind::Struct && kind != ir::Kind::Union)
-            continue;
-        auto [it, added] =
-            definitions_.try_emplace(Key{kind == ir::Kind::Union, base.name(id)}, id);
-        if (!added)
-            it->second = ir::kVoidType; // two of one name: the declaration stays
-    }
-    std::erase_if(declarations_,
-                  [&](const auto& entry) { return definitions_.contains(entry.first); });
+BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index)
+    : base_(base), index_(index) {}
+
+TypeId BaseDeclarations::onlyDefinition(Kind family, std::string_view name) const {
+    TypeId found = ir::kVoidType;
+    bool several = false;
+    index_.forEachNamed(family, name, [&](TypeId id) {
+        several = found != ir::kVoidType;
+        found = id;
+        return several;
+    });
+    return several ? ir::kVoidType : found;
 }
 
-size_t BaseDeclarations::KeyHash::operator()(const Key& key) const {
-    return hashing::combineText(key.isUnion, key.name);
+TypeId BaseDeclarations::onlyEnumDefinition(std::string_view name, uint32_t size) const {
+    TypeId found = ir::kVoidType;
+    bool refused = false;
+    auto visit = [&](TypeId id) {
+        const auto [baseSize, isDeclaration] = enumShape(base_, id);
+        if (baseSize != size)
+            return false;
+        refused = isDeclaration || found != ir::kVoidType;
+        found = id;
+        return refused;
+    };
+    index_.forEachNamed(Kind::Enum, name, visit);
+    if (!refused)
+        index_.forEachNamed(Kind::Enum64, name, visit);
+    return refused ? ir::kVoidType : found;
 }
 
 void BaseDeclarations::resolveDeclarations(const ir::TypeGraph& unit,
                                            std::vector<TypeId>& preMapped,
                                            std::vector<TypeId>& placeholders) const {
-    if (definitions_.empty())
-        return;
     for (TypeId id = 1; id < unit.endId(); ++id) {
-        if (unit.kind(id) != ir::Kind::Fwd || preMapped[id - 1] != kNotPreMapped)
+        if (unit.kind(id) != Kind::Fwd || preMapped[id - 1] != kNotPreMapped)
             continue;
-        auto it = definitions_.find(Key{unit.getAs<ir::FwdType>(id).isUnion, unit.name(id)});
-        if (it == definitions_.end() || it->second == ir::kVoidType)
+        const TypeId definition = onlyDefinition(
+            unit.getAs<ir::FwdType>(id).isUnion ? Kind::Union : Kind::Struct, unit.name(id));
+        if (definition == ir::kVoidType)
             continue;
         placeholders.push_back(id);
-        preMapped[id - 1] = it->second;
+        preMapped[id - 1] = definition;
+    }
+}
+
+void BaseDeclarations::resolveEnumDeclarations(const ir::TypeGraph& unit,
+                                               std::vector<TypeId>& preMapped,
+                                               std::vector<TypeId>& placeholders) const {
+    for (TypeId id = 1; id < unit.endId(); ++id) {
+        const Kind kind = unit.kind(id);
+        if ((kind != Kind::Enum && kind != Kind::Enum64) || preMapped[id - 1] != kNotPreMapped ||
+            unit.name(id).empty())
+            continue;
+        const auto [size, isDeclaration] = enumShape(unit, id);
+        if (!isDeclaration)
+            continue;
+        const TypeId definition = onlyEnumDefinition(unit.name(id), size);
+        if (definition == ir::kVoidType)
+            continue;
+        placeholders.push_back(id);
+        preMapped[id - 1] = definition;
     }
 }
 
 void BaseDeclarations::referToDeclarations(ir::TypeGraph& unit, std::vector<TypeId>& preMapped,
                                            std::vector<TypeId>& placeholders) const {
-    if (declarations_.empty())
-        return;
     std::unordered_map<TypeId, TypeId> declarationOf; // unit definition -> its declaration
     const TypeId end = unit.endId();
     for (TypeId id = 1; id < end; ++id) {
-        const ir::Kind kind = unit.kind(id);
-        if ((kind != ir::Kind::Struct && kind != ir::Kind::Union) || unit.name(id).empty())
+        const Kind kind = unit.kind(id);
+        if ((kind != Kind::Struct && kind != Kind::Union) || unit.name(id).empty())
             continue;
-        const bool isUnion = kind == ir::Kind::Union;
-        auto it = declarations_.find(Key{isUnion, unit.name(id)});
-        if (it == declarations_.end())
+        const bool isUnion = kind == Kind::Union;
+        bool defined = false;
+        index_.forEachNamed(kind, unit.name(id), [&](TypeId) { return defined = true; });
+        if (defined)
+            continue;
+        TypeId baseDeclaration = ir::kVoidType;
+        index_.forEachNamed(Kind::Fwd, unit.name(id), [&](TypeId fwd) {
+            if (base_.getAs<ir::FwdType>(fwd).isUnion == isUnion)
+                baseDeclaration = fwd;
+            return baseDeclaration != ir::kVoidType;
+        });
+        if (baseDeclaration == ir::kVoidType)
             continue;
         const TypeId declaration = unit.add(ir::FwdType{unit.nameId(id), isUnion});
-        preMapped.push_back(it->second);
+        preMapped.push_back(baseDeclaration);
         placeholders.push_back(declaration);
         declarationOf.emplace(id, declaration);
     }

@@ -1,26 +1,35 @@
-// Declarations and definitions of one struct or union across a base and a unit over it (a
+// Declarations and definitions of one struct, union or enum across a base and a unit over it (a
 // module over vmlinux). libbpf's dedup takes a declaration and a definition of one name as the
 // same C type; without the same rule here every type reaching such a declaration would differ
-// from its base twin and be repeated in the module's BTF.
+// from its base twin and be repeated in the module's BTF. Names are looked up in the merger's
+// BaseIndex, built once for the base.
 #pragma once
+
+#include "dedup/BaseIndex.h"
 
 #include "btforge/ir/TypeGraph.h"
 
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace btforge::dedup {
 
 class BaseDeclarations {
 public:
-    explicit BaseDeclarations(const ir::TypeGraph& base);
+    BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index);
 
     // A unit often only declares a struct the base defines (`struct pid_namespace;`): the
     // declaration means the base's struct when the base has one struct of that name. Such FWDs
     // of `unit` not yet pre-mapped become placeholders for it.
     void resolveDeclarations(const ir::TypeGraph& unit, std::vector<ir::TypeId>& preMapped,
                              std::vector<ir::TypeId>& placeholders) const;
+
+    // The same for an enum declared without enumerators (`enum dev_dma_attr;`) when the base
+    // has one definition of its name and size and no declaration of them: what finish() decides
+    // too, as long as no own type defines that enum otherwise (GraphMerger::Result says when
+    // one did). Only over a lazy base, whose finish() checks that.
+    void resolveEnumDeclarations(const ir::TypeGraph& unit, std::vector<ir::TypeId>& preMapped,
+                                 std::vector<ir::TypeId>& placeholders) const;
 
     // The other way round, the base may only declare a struct the unit defines (vmlinux has
     // `struct kvm_lapic;`, kvm.ko defines it): the base's types that refer to it (through
@@ -31,20 +40,14 @@ public:
                              std::vector<ir::TypeId>& placeholders) const;
 
 private:
-    // Struct or union, and the name: views into the base's strings, which outlive this.
-    struct Key {
-        bool isUnion;
-        std::string_view name;
-        bool operator==(const Key&) const = default;
-    };
-    struct KeyHash {
-        size_t operator()(const Key& key) const;
-    };
+    // The base's one STRUCT or UNION (`family`) of the name, void when it has none or several.
+    ir::TypeId onlyDefinition(ir::Kind family, std::string_view name) const;
+    // The base's one ENUM or ENUM64 of the name and size with enumerators, void when it has none
+    // or several, or also declares one of them.
+    ir::TypeId onlyEnumDefinition(std::string_view name, uint32_t size) const;
 
-    // Base STRUCTs and UNIONs by key; void where the base has several of one name.
-    std::unordered_map<Key, ir::TypeId, KeyHash> definitions_;
-    // Base FWDs of names the base defines nowhere, by key.
-    std::unordered_map<Key, ir::TypeId, KeyHash> declarations_;
+    const ir::TypeGraph& base_;
+    const BaseIndex& index_;
 };
 
 } // namespace btforge::dedup

@@ -31,71 +31,9 @@ bool outsideMerging(const ir::TypeGraph& base, TypeId id) {
     }
 }
 
-} // namespace
-
-uint64_t BaseIndex::nameKey(Kind kind, std::string_view name) {
-    return hashing::combineText(static_cast<uint64_t>(kind), name);
-}
-
-bool BaseIndex::foundByName(const ir::TypeGraph& graph, TypeId id) {
-    return graph.kind(id) != Kind::DeclTag && !graph.name(id).empty();
-}
-
-BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base), world_(world) {
-    const TypeId end = base.endId();
-    std::vector<uint64_t> shapeOfId(end, 0);
-    // Anonymous types and their references (by id, from starts[id] to starts[id + 1]), for the
-    // cycle check.
-    std::vector<uint8_t> anonymous(end, 0);
-    std::vector<uint32_t> starts(end + 1, 0);
-    std::vector<TypeId> anonymousRefs;
-    std::vector<TypeId> refs;
-    // A vmlinux has about a fifth of its types named and half anonymous.
-    names_.reserve(end / 4);
-    shapes_.reserve(end / 2);
-    for (TypeId id = 1; id < end; ++id) {
-        starts[id] = static_cast<uint32_t>(anonymousRefs.size());
-        if (outsideMerging(base, id))
-            continue;
-        const Kind kind = base.kind(id);
-        if (foundByName(base, id)) {
-            const std::string_view name = base.name(id);
-            const uint64_t key = nameKey(kind, name);
-            names_.forEach(key, [&](TypeId other) {
-                if (minimal_ && base.kind(other) == kind && base.name(other) == name &&
-                    equivalent(other, id))
-                    minimal_ = false;
-                return false;
-            });
-            names_.insert(key, id);
-            continue;
-        }
-        refs.clear();
-        ir::forEachReference(base, id, [&](TypeId ref) { refs.push_back(ref); });
-        const uint64_t shape = detail::shapeOf(base, id, refs);
-        shapes_.forEach(shape, [&](TypeId other) {
-            if (minimal_ && shapeOfId[other] == shape && world.label(other) == world.label(id)) {
-                const std::span<const uint32_t> theirs = world.refs(other);
-                if (std::equal(theirs.begin(), theirs.end(), refs.begin(), refs.end()))
-                    minimal_ = false;
-            }
-            return false;
-        });
-        shapes_.insert(shape, id);
-        shapeOfId[id] = shape;
-        if (kind != Kind::DeclTag) {
-            anonymous[id] = 1;
-            anonymousRefs.insert(anonymousRefs.end(), refs.begin(), refs.end());
-        }
-    }
-    starts[end] = static_cast<uint32_t>(anonymousRefs.size());
-    if (minimal_)
-        minimal_ = !anonymousCycle(starts, anonymousRefs, anonymous);
-}
-
 // Equivalence of two base types, walked in step: every pair met must have equal labels, pairs
 // met before taken as equal (the coinductive reading, which cycles need).
-bool BaseIndex::equivalent(TypeId a, TypeId b) {
+bool equivalent(BaseWorld& world, TypeId a, TypeId b) {
     std::vector<std::pair<TypeId, TypeId>> pending{{a, b}};
     std::unordered_set<uint64_t> assumed;
     while (!pending.empty()) {
@@ -103,10 +41,10 @@ bool BaseIndex::equivalent(TypeId a, TypeId b) {
         pending.pop_back();
         if (x == y || !assumed.insert(uint64_t{x} << 32 | y).second)
             continue;
-        if (world_.label(x) != world_.label(y))
+        if (world.label(x) != world.label(y))
             return false;
-        const std::span<const uint32_t> ours = world_.refs(x);
-        const std::span<const uint32_t> theirs = world_.refs(y);
+        const std::span<const uint32_t> ours = world.refs(x);
+        const std::span<const uint32_t> theirs = world.refs(y);
         if (ours.size() != theirs.size())
             return false;
         for (size_t i = 0; i < ours.size(); ++i)
@@ -116,8 +54,8 @@ bool BaseIndex::equivalent(TypeId a, TypeId b) {
 }
 
 // Whether references among anonymous types go round a cycle (iterative depth-first search).
-bool BaseIndex::anonymousCycle(std::span<const uint32_t> starts, std::span<const TypeId> refs,
-                               std::span<const uint8_t> anonymous) const {
+bool anonymousCycle(std::span<const uint32_t> starts, std::span<const TypeId> refs,
+                    std::span<const uint8_t> anonymous) {
     enum : uint8_t { kUnvisited, kOnPath, kDone };
     std::vector<uint8_t> state(anonymous.size(), kUnvisited);
     std::vector<std::pair<TypeId, uint32_t>> path; // node, its next reference
@@ -143,6 +81,79 @@ bool BaseIndex::anonymousCycle(std::span<const uint32_t> starts, std::span<const
         }
     }
     return false;
+}
+
+} // namespace
+
+std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, TypeId id) {
+    return graph.visit(id, [](const auto& t) -> std::pair<uint32_t, bool> {
+        if constexpr (requires { t.values; })
+            return {t.size, t.values.empty()};
+        else
+            return {0, false};
+    });
+}
+
+uint64_t BaseIndex::nameKey(Kind kind, std::string_view name) {
+    return hashing::combineText(static_cast<uint64_t>(kind), name);
+}
+
+bool BaseIndex::foundByName(const ir::TypeGraph& graph, TypeId id) {
+    return graph.kind(id) != Kind::DeclTag && !graph.name(id).empty();
+}
+
+BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) {
+    const TypeId end = base.endId();
+    std::vector<uint64_t> shapeOfId(end, 0);
+    // Anonymous types and their references (by id, from starts[id] to starts[id + 1]), for the
+    // cycle check.
+    std::vector<uint8_t> anonymous(end, 0);
+    std::vector<uint32_t> starts(end + 1, 0);
+    std::vector<TypeId> anonymousRefs;
+    std::vector<TypeId> refs;
+    // A vmlinux has about a fifth of its types named and half anonymous.
+    names_.reserve(end / 4);
+    shapes_.reserve(end / 2);
+    for (TypeId id = 1; id < end; ++id) {
+        starts[id] = static_cast<uint32_t>(anonymousRefs.size());
+        if (outsideMerging(base, id))
+            continue;
+        const Kind kind = base.kind(id);
+        if (foundByName(base, id)) {
+            const std::string_view name = base.name(id);
+            const uint64_t key = nameKey(kind, name);
+            names_.forEach(key, [&](TypeId other) {
+                if (minimal_ && base.kind(other) == kind && base.name(other) == name &&
+                    equivalent(world, other, id))
+                    minimal_ = false;
+                return false;
+            });
+            names_.insert(key, id);
+            if ((kind == Kind::Enum || kind == Kind::Enum64) && enumShape(base, id).second)
+                enumDeclarations_.push_back(id);
+            continue;
+        }
+        refs.clear();
+        ir::forEachReference(base, id, [&](TypeId ref) { refs.push_back(ref); });
+        const uint64_t shape = detail::shapeOf(base, id, refs);
+        shapes_.forEach(shape, [&](TypeId other) {
+            if (minimal_ && shapeOfId[other] == shape && world.label(other) == world.label(id)) {
+                const std::span<const uint32_t> theirs = world.refs(other);
+                if (std::equal(theirs.begin(), theirs.end(), refs.begin(), refs.end()))
+                    minimal_ = false;
+            }
+            return false;
+        });
+        shapes_.insert(shape, id);
+        shapeOfId[id] = shape;
+        if (kind != Kind::DeclTag) {
+            anonymous[id] = 1;
+            anonymousRefs.insert(anonymousRefs.end(), refs.begin(), refs.end());
+        }
+    }
+    starts[end] = static_cast<uint32_t>(anonymousRefs.size());
+    if (minimal_)
+        minimal_ = !anonymousCycle(starts, anonymousRefs, anonymous);
 }
 
 } // namespace btforge::dedup

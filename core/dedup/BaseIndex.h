@@ -22,13 +22,20 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace btforge::dedup {
 
+// An ENUM's or ENUM64's size, and whether it is a declaration (no enumerators).
+std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, ir::TypeId id);
+
 class BaseIndex {
 public:
-    // Reads labels through `world` for its checks.
+    // Reads labels through `world` for its checks. The indexes are whole even when the base is
+    // not minimal.
     BaseIndex(const ir::TypeGraph& base, BaseWorld& world);
 
     // Whether `id` of `graph` is found by name (else by shape).
@@ -51,17 +58,16 @@ public:
 
     // No two base types merging can meet are equivalent (the three facts above).
     bool minimal() const { return minimal_; }
+    // Named ENUMs and ENUM64s without enumerators, in id order.
+    std::span<const ir::TypeId> enumDeclarations() const { return enumDeclarations_; }
 
 private:
     static uint64_t nameKey(ir::Kind kind, std::string_view name);
-    bool equivalent(ir::TypeId a, ir::TypeId b);
-    bool anonymousCycle(std::span<const uint32_t> starts, std::span<const ir::TypeId> refs,
-                        std::span<const uint8_t> anonymous) const;
 
     const ir::TypeGraph& base_;
-    BaseWorld& world_;
     detail::HashIndex names_;
     detail::HashIndex shapes_;
+    std::vector<ir::TypeId> enumDeclarations_;
     bool minimal_ = true;
 };
 

@@ -90,7 +90,7 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
 
 } // namespace
 
-GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
+GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph, bool lazyBase)
     : base(std::move(baseGraph)),
       matchRounds(base ? detail::kBaseMatchRounds : detail::kMatchRounds), merged(base),
       firstOwn(merged.firstId()) {
@@ -100,11 +100,11 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
     }
     baseWorld = std::make_unique<BaseWorld>(*base);
     baseIndex = std::make_unique<BaseIndex>(*base, *baseWorld);
-    if (baseIndex->minimal()) {
+    if (lazyBase && baseIndex->minimal()) {
+        lazy = true;
         worldFirst = firstOwn;
         return;
     }
-    baseIndex.reset();
     baseWorld.reset();
     // The base need not be minimal (btf__dedup leaves some duplicates): group it into classes,
     // and let the smallest id of each stand for it, so the world stays minimal.
@@ -142,8 +142,9 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph)
 
 // --- GraphMerger ---
 
-GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base, Declarations declarations)
-    : state_(std::make_unique<State>(std::move(base))) {
+GraphMerger::GraphMerger(std::shared_ptr<const TypeGraph> base, Declarations declarations,
+                         bool lazyBase)
+    : state_(std::make_unique<State>(std::move(base), lazyBase)) {
     state_->declarations = declarations;
 }
 GraphMerger::GraphMerger(GraphMerger&&) noexcept = default;
@@ -211,6 +212,14 @@ size_t GraphMerger::memoryUsage() const {
            bytes(s.baseRep) + bytes(s.roundSlot) + bytes(s.roundMemo) + bytes(s.roundMemoDone) +
            bytes(s.map) + bytes(s.tentative) + bytes(s.unmatchable) + bytes(s.classOf) +
            bytes(s.internedName);
+}
+
+const BaseIndex* GraphMerger::baseIndex() const {
+    return state_->baseIndex.get();
+}
+
+bool GraphMerger::lazyBase() const {
+    return state_->lazyBase();
 }
 
 uint32_t GraphMerger::provisionalCount() const {

@@ -28,6 +28,8 @@
 
 namespace btforge::dedup {
 
+class BaseIndex;
+
 // preMapped value of a unit type that is not a placeholder.
 inline constexpr ir::TypeId kNotPreMapped = UINT32_MAX;
 
@@ -61,8 +63,10 @@ public:
     // type uses in its place (the default: kernels' BTF, which CO-RE programs meet, is made so).
     enum class Declarations : uint8_t { ByName, ByContext };
 
+    // `lazyBase`: read a minimal base lazily (BaseIndex.h); false reads any base whole, the
+    // way tests check the lazy reading against.
     explicit GraphMerger(std::shared_ptr<const ir::TypeGraph> base = nullptr,
-                         Declarations declarations = Declarations::ByContext);
+                         Declarations declarations = Declarations::ByContext, bool lazyBase = true);
     GraphMerger(GraphMerger&&) noexcept;
     GraphMerger& operator=(GraphMerger&&) noexcept;
     ~GraphMerger();
@@ -88,6 +92,11 @@ public:
         ir::TypeGraph graph; // over the base, when there is one
         // Final id of every id merge() returned (provisional and base ids, void), by that id.
         std::vector<ir::TypeId> finalIdOfProvisional;
+        // Over a lazy base, units may map an enum declaration to the base's one definition of
+        // its name and size (BaseDeclarations::resolveEnumDeclarations), which is what finish()
+        // decides too, unless an own type defines that enum otherwise. Then this is set, the
+        // rest is empty, and the units must be merged again without that resolution.
+        bool earlyEnumRedefined = false;
     };
     // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
     // struct, union or enum of its name, when there is exactly one; see Declarations), minimises
@@ -97,6 +106,10 @@ public:
 
     // Own types merged so far (before finish()).
     uint32_t provisionalCount() const;
+    // The base's index (BaseIndex.h), whatever the mode; null without a base.
+    const BaseIndex* baseIndex() const;
+    // Whether base types are read lazily (a minimal base): then early enum resolution holds.
+    bool lazyBase() const;
     // The bytes the merger holds: its world and index, the merged types, merging's scratch.
     size_t memoryUsage() const;
 

@@ -32,8 +32,8 @@ constexpr unsigned kFinishRounds = 8;
 } // namespace
 
 // Own declarations (FWD; ENUM or ENUM64 without enumerators) with the live definitions of their
-// name: STRUCT or UNION as the FWD says, enums of the same size.
-void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
+// name: STRUCT or UNION as the FWD says, enums of the same size. `named` gets their nodes.
+void GraphMerger::State::findNameGroups(std::vector<uint32_t>& named,
                                         std::vector<NameGroup>& groups) const {
     struct Entry {
         ir::StrId name; // one id per name (see below)
@@ -44,7 +44,8 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
         auto key() const { return std::tie(family, size, name); }
     };
     std::vector<Entry> entries;
-    for (TypeId id = 1; id < merged.endId(); ++id) {
+    // Over a compact world no base type takes part (baseTakesPart()).
+    for (TypeId id = compact() ? firstOwn : 1; id < merged.endId(); ++id) {
         const Kind kind = merged.kind(id);
         if (kind != Kind::Struct && kind != Kind::Union && kind != Kind::Fwd &&
             kind != Kind::Enum && kind != Kind::Enum64)
@@ -90,7 +91,7 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
             continue;
         const auto at = static_cast<uint32_t>(named.size());
         for (size_t i = first; i < end; ++i)
-            named.push_back(entries[i].id);
+            named.push_back(nodeOf(entries[i].id));
         const Entry& e = entries[first];
         const uint64_t nominal = hashing::combine(uint64_t{e.name} << 32 | e.size,
                                                   static_cast<uint64_t>(e.family) | 1ull << 63);
@@ -103,10 +104,10 @@ void GraphMerger::State::findNameGroups(std::vector<TypeId>& named,
 // so types that differ only in declaration against definition hash alike. A name whose
 // definitions still hash apart has more than one class: close it and hash again, which may close
 // more.
-std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> named,
+std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const uint32_t> named,
                                                         std::vector<NameGroup>& groups,
                                                         plugin::TaskRunner* tasks) const {
-    std::vector<TypeId> nominal; // the types of open names
+    std::vector<uint32_t> nominal; // the types of open names
     std::vector<uint64_t> nominalHash;
     std::vector<uint64_t> hashes;
     for (bool closed = true; closed;) {
@@ -141,18 +142,18 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const TypeId> 
 // them when every type that differs from another only there pairs it with that one definition:
 // a new open group of the two. Returns whether there is one.
 bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
-                                             std::vector<TypeId>& named,
+                                             std::vector<uint32_t>& named,
                                              std::vector<NameGroup>& groups) const {
-    std::unordered_map<TypeId, uint32_t> closedDeclarations; // FWD -> its group
+    std::unordered_map<uint32_t, uint32_t> closedDeclarations; // FWD node -> its group
     for (uint32_t g = 0; g < groups.size(); ++g) {
         for (uint32_t i = groups[g].declarations; !groups[g].open && i < groups[g].end; ++i) {
-            if (merged.kind(named[i]) == Kind::Fwd)
+            if (merged.kind(idOf(named[i])) == Kind::Fwd)
                 closedDeclarations.emplace(named[i], g);
         }
     }
     if (closedDeclarations.empty())
         return false;
-    auto isDefinitionOf = [&](TypeId definition, TypeId declaration) {
+    auto isDefinitionOf = [&](uint32_t definition, uint32_t declaration) {
         const NameGroup& group = groups[closedDeclarations.at(declaration)];
         return std::find(named.begin() + group.first, named.begin() + group.declarations,
                          definition) != named.begin() + group.declarations;
@@ -160,10 +161,10 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
     // Whether two types are equal once closed declarations may stand for definitions of their
     // name, the pairs that takes noted in `pairs`: libbpf's equivalence walk, pairs already met
     // assumed equal (cycles), bounded so that a pathological graph costs little.
-    std::vector<std::pair<TypeId, TypeId>> pairs;
-    std::vector<std::pair<TypeId, TypeId>> toCompare;
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    std::vector<std::pair<uint32_t, uint32_t>> toCompare;
     std::unordered_set<uint64_t> assumed;
-    auto equalButDeclarations = [&](TypeId first, TypeId second) {
+    auto equalButDeclarations = [&](uint32_t first, uint32_t second) {
         pairs.clear();
         assumed.clear();
         toCompare.assign(1, {first, second});
@@ -200,13 +201,15 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
         });
     };
     // Named structs and unions by what must be equal for a pairing: kind, name, size, members.
-    std::map<std::tuple<Kind, std::string_view, uint32_t, size_t>, std::vector<TypeId>> alike;
-    for (TypeId id = 1; id < merged.endId(); ++id) {
+    // Over a compact world, own ones only: no base type pairs with an own one here, as the
+    // declarations in closed groups are own and have own definitions only.
+    std::map<std::tuple<Kind, std::string_view, uint32_t, size_t>, std::vector<uint32_t>> alike;
+    for (TypeId id = compact() ? firstOwn : 1; id < merged.endId(); ++id) {
         const Kind kind = merged.kind(id);
         if ((kind == Kind::Struct || kind == Kind::Union) && !isHidden(id) &&
             merged.nameId(id) != ir::kNoName) {
             alike[{kind, merged.name(id), *ir::sizeOf(merged, id), membersOf(id).size()}].push_back(
-                id);
+                nodeOf(id));
         }
     }
     // Proposals are by class: the merged graph is not minimal yet, and a class's copies must
@@ -257,7 +260,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
 // Returns the number of blocks.
 uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                                        plugin::TaskRunner* tasks) {
-    std::vector<TypeId> named;
+    std::vector<uint32_t> named;
     std::vector<NameGroup> groups;
     findNameGroups(named, groups);
     uint32_t blocks = refine(named, groups, block, resolved, tasks);
@@ -266,33 +269,33 @@ uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector
     return blocks;
 }
 
-uint32_t GraphMerger::State::refine(std::span<const TypeId> named, std::vector<NameGroup>& groups,
+uint32_t GraphMerger::State::refine(std::span<const uint32_t> named, std::vector<NameGroup>& groups,
                                     std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                                     plugin::TaskRunner* tasks) {
-    const TypeId end = merged.endId();
+    const uint32_t end = world.size();
     detail::Aliases aliases;
     {
         const std::vector<uint64_t> hashes = nominalHashes(named, groups, tasks);
         for (const NameGroup& group : groups) {
             if (!group.open)
                 continue;
-            std::span<const TypeId> definitions(named.data() + group.first,
-                                                group.declarations - group.first);
+            std::span<const uint32_t> definitions(named.data() + group.first,
+                                                  group.declarations - group.first);
             for (uint32_t i = group.declarations; i < group.end; ++i)
                 aliases.add(named[i], definitions);
         }
         std::vector<uint8_t> alone(end, 0); // hidden types, and aliases until they follow
-        for (TypeId id = 1; id < end; ++id)
-            alone[id] = isHidden(id);
+        for (uint32_t node = 1; node < end; ++node)
+            alone[node] = isHidden(idOf(node));
         for (size_t i = 0; i < aliases.size(); ++i)
             alone[aliases.node(i)] = 1;
         // Most own types hash alike here (the variants declarations made): the table grows to
         // the distinct hashes instead of being sized for every type. A base's types are distinct
         // classes already: sized for them, it does not grow a dozen times for each module.
-        detail::KeyNumbering numbers(firstOwn);
+        detail::KeyNumbering numbers(compact() ? end : firstOwn);
         block.resize(end);
-        for (TypeId id = 0; id < end; ++id)
-            block[id] = alone[id] ? numbers.fresh() : numbers.number(hashes[id]);
+        for (uint32_t node = 0; node < end; ++node)
+            block[node] = alone[node] ? numbers.fresh() : numbers.number(hashes[node]);
     }
     const uint32_t blocks = detail::refinePartition(world, block, aliases);
     resolved.assign(end, 0);
@@ -313,55 +316,59 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
                                                       uint32_t classes) const {
     std::vector<uint8_t> joinedEnum(classes, 0), inBase(classes, 0);
     bool any = false;
-    for (TypeId id = 1; id < firstOwn; ++id) {
-        if (isHidden(id))
+    const uint32_t nodes = world.size();
+    for (uint32_t node = 1; node < nodes; ++node) {
+        const TypeId id = idOf(node);
+        if (isOwn(id) || isHidden(id))
             continue;
-        if (!resolved[id]) {
-            inBase[block[id]] = 1;
+        if (!resolved[node]) {
+            inBase[block[node]] = 1;
         } else if (merged.kind(id) == Kind::Enum || merged.kind(id) == Kind::Enum64) {
-            joinedEnum[block[id]] = 1;
+            joinedEnum[block[node]] = 1;
             any = true;
         }
     }
     if (!any)
         return classes;
-    auto comparedByIds = [&](TypeId id) {
+    // Own types of those kinds whose class is a base one.
+    auto candidate = [&](uint32_t node) {
+        const TypeId id = idOf(node);
         const Kind kind = merged.kind(id);
-        return ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Func ||
-               kind == Kind::FuncProto || kind == Kind::DeclTag;
+        return isOwn(id) && !isHidden(id) && inBase[block[node]] &&
+               (ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Func ||
+                kind == Kind::FuncProto || kind == Kind::DeclTag);
     };
     // Such types form no cycle (one goes through a struct or union): new classes are made
     // depth first, by the old class and the classes of what the type names.
-    const TypeId end = merged.endId();
-    std::vector<uint8_t> state(end, 0); // 1: being visited, 2: done
+    std::vector<uint8_t> state(nodes, 0); // 1: being visited, 2: done
     std::map<std::vector<uint32_t>, uint32_t> split;
-    std::vector<std::pair<TypeId, size_t>> stack;
-    for (TypeId root = firstOwn; root < end; ++root) {
-        if (state[root] || isHidden(root) || !comparedByIds(root) || !inBase[block[root]])
+    std::vector<std::pair<uint32_t, size_t>> stack;
+    for (TypeId rootId = firstOwn; rootId < merged.endId(); ++rootId) {
+        const uint32_t root = nodeOf(rootId);
+        if (state[root] || !candidate(root))
             continue;
         stack.assign(1, {root, 0});
         state[root] = 1;
         while (!stack.empty()) {
-            auto& [id, next] = stack.back();
-            auto refs = world.refs(id);
+            auto& [node, next] = stack.back();
+            auto refs = world.refs(node);
             if (next < refs.size()) {
-                const TypeId ref = refs[next++];
-                if (ref >= firstOwn && !state[ref] && !isHidden(ref) && comparedByIds(ref) &&
-                    inBase[block[ref]]) {
+                const uint32_t ref = refs[next++];
+                if (!state[ref] && candidate(ref)) {
                     state[ref] = 1;
                     stack.emplace_back(ref, 0);
                 }
                 continue;
             }
-            std::vector<uint32_t> key{block[id]};
+            std::vector<uint32_t> key{block[node]};
             bool reaches = false;
-            for (TypeId ref : refs) {
+            for (uint32_t ref : refs) {
                 // Past `classes`: a type split off already, which reaches such a definition.
                 reaches |= block[ref] >= classes || joinedEnum[block[ref]];
                 key.push_back(block[ref]);
             }
-            state[id] = 2;
-            const TypeId done = id;
+            state[node] = 2;
+            const uint32_t done = node;
             stack.pop_back();
             if (reaches)
                 block[done] =
@@ -369,6 +376,52 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
         }
     }
     return classes + static_cast<uint32_t>(split.size());
+}
+
+// findNameGroups() of the whole world would have a group holding a base type: an own
+// declaration of a name the base defines (a FWD the base has several definitions for, or an enum
+// declaration), or a base enum declaration of a name some type defines.
+bool GraphMerger::State::baseTakesPart() const {
+    auto baseDefines = [&](Kind family, std::string_view name, uint32_t size) {
+        bool found = false;
+        auto definition = [&](TypeId id) {
+            found = family != Kind::Enum || enumShape(*base, id) == std::pair{size, false};
+            return found;
+        };
+        if (family == Kind::Enum) {
+            baseIndex->forEachNamed(Kind::Enum, name, definition);
+            if (!found)
+                baseIndex->forEachNamed(Kind::Enum64, name, definition);
+        } else {
+            baseIndex->forEachNamed(family, name, definition);
+        }
+        return found;
+    };
+    std::set<std::pair<std::string_view, uint32_t>> ownEnumDefinitions; // name, size
+    for (TypeId id = firstOwn; id < merged.endId(); ++id) {
+        const Kind kind = merged.kind(id);
+        const std::string_view name = merged.name(id);
+        if (name.empty())
+            continue;
+        if (kind == Kind::Fwd) {
+            if (baseDefines(merged.getAs<ir::FwdType>(id).isUnion ? Kind::Union : Kind::Struct,
+                            name, 0))
+                return true;
+        } else if (kind == Kind::Enum || kind == Kind::Enum64) {
+            const auto [size, isDeclaration] = enumShape(merged, id);
+            if (!isDeclaration)
+                ownEnumDefinitions.emplace(name, size);
+            else if (baseDefines(Kind::Enum, name, size))
+                return true;
+        }
+    }
+    for (TypeId id : baseIndex->enumDeclarations()) {
+        const uint32_t size = enumShape(*base, id).first;
+        if (ownEnumDefinitions.contains({base->name(id), size}) ||
+            baseDefines(Kind::Enum, base->name(id), size))
+            return true;
+    }
+    return false;
 }
 
 void GraphMerger::State::materializeBase() {
@@ -381,13 +434,65 @@ void GraphMerger::State::materializeBase() {
         whole.addCopy(world, node, sameIds);
     world = std::move(whole);
     worldFirst = 0;
-    baseIndex.reset();
+    lazy = false;
     baseWorld.reset();
 }
 
+// Void, the own types, then the base types they refer to as leaves: each its own class, which
+// no own type can join when no declaration group holds a base type.
+void GraphMerger::State::compactWorld() {
+    nodeOfId.assign(merged.endId(), kNoNode);
+    idOfNode.assign(1, ir::kVoidType);
+    nodeOfId[ir::kVoidType] = 0;
+    for (TypeId id = firstOwn; id < merged.endId(); ++id) {
+        nodeOfId[id] = static_cast<uint32_t>(idOfNode.size());
+        idOfNode.push_back(id);
+    }
+    const auto leaves = static_cast<uint32_t>(idOfNode.size());
+    for (uint32_t node = 0; node < world.size(); ++node) {
+        for (TypeId ref : world.refs(node)) {
+            if (nodeOfId[ref] == kNoNode) {
+                nodeOfId[ref] = static_cast<uint32_t>(idOfNode.size());
+                idOfNode.push_back(ref);
+            }
+        }
+    }
+    RefGraph compactGraph;
+    compactGraph.addLeaf(voidLabel());
+    for (uint32_t node = 0; node < world.size(); ++node)
+        compactGraph.addCopy(world, node, nodeOfId);
+    for (uint32_t node = leaves; node < idOfNode.size(); ++node) {
+        const TypeId id = idOfNode[node];
+        compactGraph.addLeaf({hashing::combine(0x7f4a7c159e3779b9ull, id),
+                              hashing::combine(0x94d049bb133111ebull, id)});
+    }
+    world = std::move(compactGraph);
+    worldFirst = 0;
+    lazy = false;
+    baseWorld.reset();
+}
+
+bool GraphMerger::State::earlyEnumRedefined() const {
+    for (TypeId id = firstOwn; !earlyEnums.empty() && id < merged.endId(); ++id) {
+        const Kind kind = merged.kind(id);
+        if (kind != Kind::Enum && kind != Kind::Enum64)
+            continue;
+        const auto [size, isDeclaration] = enumShape(merged, id);
+        if (!isDeclaration && earlyEnums.contains({std::string(merged.name(id)), size}))
+            return true;
+    }
+    return false;
+}
+
 GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
-    if (lazyBase())
-        materializeBase();
+    if (earlyEnumRedefined())
+        return {TypeGraph(base), {}, true};
+    if (lazyBase()) {
+        if (baseTakesPart())
+            materializeBase();
+        else
+            compactWorld();
+    }
     // Give back what only merging needed before the partition allocates.
     release(index);
     release(roundMemo);
@@ -399,6 +504,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     release(classOf);
     release(internedName);
     const TypeId end = merged.endId();
+    const uint32_t nodes = world.size();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;
     const uint32_t classes =
@@ -409,16 +515,18 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     // first unit type any of their members (resolved declarations included) stood for.
     // A base enum declaration that joined a unit's definition leaves that class to the unit.
     std::vector<TypeId> finalOf(classes, kUnmapped);
-    for (TypeId id = 0; id < firstOwn; ++id) {
-        if (!isHidden(id) && !resolved[id])
-            finalOf[block[id]] = id;
+    for (uint32_t node = 0; node < nodes; ++node) {
+        const TypeId id = idOf(node);
+        if (!isOwn(id) && !isHidden(id) && !resolved[node])
+            finalOf[block[node]] = id;
     }
     std::vector<uint64_t> classKey(classes, UINT64_MAX);
     std::vector<TypeId> classRep(classes, ir::kVoidType);
     for (TypeId id = firstOwn; id < end; ++id) {
-        const uint32_t cls = block[id];
+        const uint32_t node = nodeOf(id);
+        const uint32_t cls = block[node];
         classKey[cls] = std::min(classKey[cls], ownKey[id - firstOwn]);
-        if (classRep[cls] == ir::kVoidType && !resolved[id])
+        if (classRep[cls] == ir::kVoidType && !resolved[node])
             classRep[cls] = id;
     }
     std::vector<uint32_t> fresh;
@@ -431,8 +539,12 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     for (uint32_t i = 0; i < fresh.size(); ++i)
         finalOf[fresh[i]] = firstOwn + i;
 
-    auto finalId = [&](TypeId id) { return finalOf[block[canonical(id)]]; };
-    Result result{TypeGraph(base), {}};
+    // A base type no own type refers to is not in a compact world: it is itself.
+    auto finalId = [&](TypeId id) {
+        const uint32_t node = nodeOf(canonical(id));
+        return node == kNoNode ? id : finalOf[block[node]];
+    };
+    Result result{TypeGraph(base), {}, false};
     result.graph.setTargetAs(merged);
     result.graph.reserve(fresh.size());
     auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };

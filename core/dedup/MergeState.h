@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -45,7 +47,7 @@ template <typename T> void release(T& container) {
 } // namespace detail
 
 struct GraphMerger::State {
-    explicit State(std::shared_ptr<const ir::TypeGraph> baseGraph);
+    State(std::shared_ptr<const ir::TypeGraph> baseGraph, bool lazyBase);
 
     std::vector<ir::TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
                                   std::span<const ir::TypeId> preMapped);
@@ -58,7 +60,7 @@ struct GraphMerger::State {
     }
     // Over a base whose types are pairwise distinct (BaseIndex::minimal), base types are read
     // when first met and found by name or shape; `world` and `index` then hold own types only.
-    bool lazyBase() const { return baseIndex != nullptr; }
+    bool lazyBase() const { return lazy; }
     // A world type's label and references (merged ids), whichever part of the world it is in.
     const LabelHash& worldLabel(ir::TypeId id) {
         return id < worldFirst ? baseWorld->label(id) : world.label(id - worldFirst);
@@ -82,8 +84,18 @@ struct GraphMerger::State {
     void internNames(const ir::TypeGraph& graph);
     void classifyUnmatched(const PreparedUnit& unit);
 
-    // A lazy base made whole (every base type in `world`, by id), as finish() reads it.
+    // finish() over a lazy base: the base made whole (every base type in `world`, by id) when
+    // a declaration group holds a base type, else a compact world of own types.
+    bool baseTakesPart() const;
+    bool earlyEnumRedefined() const;
     void materializeBase();
+    void compactWorld();
+    // finish()'s world node of a merged id and back: the same number, but in a compact world
+    // (kNoNode: a base type no own type refers to).
+    static constexpr uint32_t kNoNode = UINT32_MAX;
+    bool compact() const { return !idOfNode.empty(); }
+    uint32_t nodeOf(ir::TypeId id) const { return compact() ? nodeOfId[id] : id; }
+    ir::TypeId idOf(uint32_t node) const { return compact() ? idOfNode[node] : node; }
 
     // --- finish() ---
     // The own declarations of one name and the live definitions they may stand for, as a range
@@ -93,16 +105,16 @@ struct GraphMerger::State {
         uint32_t first, declarations, end;
         bool open; // still possibly one class
     };
-    void findNameGroups(std::vector<ir::TypeId>& named, std::vector<NameGroup>& groups) const;
-    std::vector<uint64_t> nominalHashes(std::span<const ir::TypeId> named,
+    void findNameGroups(std::vector<uint32_t>& named, std::vector<NameGroup>& groups) const;
+    std::vector<uint64_t> nominalHashes(std::span<const uint32_t> named,
                                         std::vector<NameGroup>& groups,
                                         plugin::TaskRunner* tasks) const;
     uint32_t partition(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                        plugin::TaskRunner* tasks);
-    uint32_t refine(std::span<const ir::TypeId> named, std::vector<NameGroup>& groups,
+    uint32_t refine(std::span<const uint32_t> named, std::vector<NameGroup>& groups,
                     std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                     plugin::TaskRunner* tasks);
-    bool addContextualGroups(std::span<const uint32_t> block, std::vector<ir::TypeId>& named,
+    bool addContextualGroups(std::span<const uint32_t> block, std::vector<uint32_t>& named,
                              std::vector<NameGroup>& groups) const;
     uint32_t splitEnumDeclarationUses(std::vector<uint32_t>& block,
                                       std::span<const uint8_t> resolved, uint32_t classes) const;
@@ -116,12 +128,18 @@ struct GraphMerger::State {
     ir::TypeGraph merged; // over `base`
     ir::TypeId firstOwn;
     std::vector<ir::TypeId> baseRep;      // base id -> smallest equivalent base id; empty: itself
+    std::unique_ptr<BaseIndex> baseIndex; // over a base
     std::unique_ptr<BaseWorld> baseWorld; // over a lazy base
-    std::unique_ptr<BaseIndex> baseIndex; // over a lazy base
-    ir::TypeId worldFirst = 0;            // world node n is type worldFirst + n
-    ir::ChunkedArena<uint64_t> ownKey;    // smallest unitKey standing for it, by own id - firstOwn
-    detail::HashIndex index;              // canonical base types and own types by structural hash
-    uint32_t byteOrderUnit = UINT32_MAX;  // without a base, the first unit's byte order is kept
+    bool lazy = false;
+    // Enum declarations units resolved to the base's definition early (name, size; see
+    // GraphMerger::Result::earlyEnumRedefined).
+    std::set<std::pair<std::string, uint32_t>> earlyEnums;
+    ir::TypeId worldFirst = 0;           // world node n is type worldFirst + n
+    std::vector<uint32_t> nodeOfId;      // a compact world's node by merged id
+    std::vector<ir::TypeId> idOfNode;    // a compact world's merged id by node
+    ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
+    detail::HashIndex index;             // canonical base types and own types by structural hash
+    uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
     // Labels and references of the world by id (node i is type i): what walks and the final
     // partition read. References are canonical, base types' included.
     RefGraph world;

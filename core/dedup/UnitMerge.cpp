@@ -104,6 +104,14 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
         assert(target < merged.endId() && "pre-mapped to a merged type");
         map[id] = canonical(target);
         ++seen;
+        if (lazyBase() && !isOwn(target)) {
+            const ir::Kind kind = unit.unit_->kind(id);
+            if (kind == ir::Kind::Enum || kind == ir::Kind::Enum64) {
+                const auto [size, isDeclaration] = enumShape(*unit.unit_, id);
+                if (isDeclaration)
+                    earlyEnums.emplace(unit.unit_->name(id), size);
+            }
+        }
     }
     assert(seen == placeholders.size() && "every placeholder is pre-mapped");
     (void)seen;

@@ -40,9 +40,12 @@ ArrayShape arrayShapeOf(const ir::TypeGraph& base) {
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
 public:
+    // `resolveEnums`: whether units resolve enum declarations to the base's definitions early
+    // (BaseDeclarations::resolveEnumDeclarations).
     UnitPipeline(UnitReader& reader, const elf::ElfSymbolTable& elf,
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
-                 const DwarfConversionOptions& options, DwarfConversionReport& report)
+                 const DwarfConversionOptions& options, DwarfConversionReport& report,
+                 bool resolveEnums)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
           merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
@@ -52,7 +55,8 @@ public:
         rules_ = partialRules_;
         rules_.observe = hasFunctionSymbol_;
         if (base)
-            baseDeclarations_.emplace(*base);
+            baseDeclarations_.emplace(*base, *merger_.baseIndex());
+        resolveEnums_ = resolveEnums && merger_.lazyBase();
     }
 
     Expected<void> run() {
@@ -183,6 +187,9 @@ private:
             placeholders.push_back(external.first);
         if (baseDeclarations_) {
             baseDeclarations_->resolveDeclarations(mapped.graph, mapped.preMapped, placeholders);
+            if (resolveEnums_)
+                baseDeclarations_->resolveEnumDeclarations(mapped.graph, mapped.preMapped,
+                                                           placeholders);
             baseDeclarations_->referToDeclarations(mapped.graph, mapped.preMapped, placeholders);
         }
         pending->prepared = merger_.prepare(mapped.graph, placeholders);
@@ -277,6 +284,7 @@ private:
     UndeduplicatedGraph undeduplicated_;
     std::unordered_map<DieOffset, TypeId> exported_;
     std::optional<dedup::BaseDeclarations> baseDeclarations_; // over a base only
+    bool resolveEnums_ = false;
     std::vector<UnitObservations> observations_;
     std::vector<std::optional<Error>> errors_;
 };
@@ -288,35 +296,46 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
                                      plugin::Session& session,
                                      const DwarfConversionOptions& options,
                                      DwarfConversionReport& report) {
-    if (const CallingConvention* cc = callingConventionOf(elf.target()))
-        report.registerCheck = "made for " + elf.target().describe() + " against the " +
-                               std::string(cc->name) + " argument registers";
-    else
-        report.registerCheck =
-            "not made: btforge knows no calling convention for " + elf.target().describe();
+    const CallingConvention* cc = callingConventionOf(elf.target());
+    const std::string registerCheck =
+        cc ? "made for " + elf.target().describe() + " against the " + std::string(cc->name) +
+                 " argument registers"
+           : "not made: btforge knows no calling convention for " + elf.target().describe();
     const TypeId baseEnd = base ? base->endId() : 1;
-    std::optional<plugin::PhaseTimer> indexing(std::in_place, session.stats,
-                                               plugin::phase::kBaseIndex);
-    UnitPipeline pipeline(reader, elf, std::move(base), session, options, report);
-    indexing.reset();
-    if (auto ran = pipeline.run(); !ran)
-        return std::move(ran).error();
-
     plugin::Stats* stats = session.stats;
-    if (stats)
-        stats->hold(plugin::holder::kMerger, pipeline.merger().memoryUsage());
+    // Units resolve enum declarations early (cheap over a lazy base) unless the merger finds
+    // that wrong for this input; then they are read and merged again without.
+    std::optional<UnitPipeline> pipeline;
+    dedup::GraphMerger::Result merged;
+    for (bool resolveEnums : {true, false}) {
+        report = DwarfConversionReport();
+        report.registerCheck = registerCheck;
+        {
+            plugin::PhaseTimer indexing(stats, plugin::phase::kBaseIndex);
+            pipeline.emplace(reader, elf, base, session, options, report, resolveEnums);
+        }
+        if (auto ran = pipeline->run(); !ran)
+            return std::move(ran).error();
+        if (stats)
+            stats->hold(plugin::holder::kMerger, pipeline->merger().memoryUsage());
+        plugin::PhaseTimer dedupTimer(stats, plugin::phase::kDedup);
+        merged = std::move(pipeline->merger()).finish(&session.tasks);
+        if (!merged.earlyEnumRedefined)
+            break;
+    }
     std::optional<plugin::PhaseTimer> dedupTimer(std::in_place, stats, plugin::phase::kDedup);
-    auto [graph, finalIds] = std::move(pipeline.merger()).finish(&session.tasks);
+    ir::TypeGraph& graph = merged.graph;
+    const std::vector<TypeId>& finalIds = merged.finalIdOfProvisional;
     UnitObservations all;
-    for (UnitObservations& unit : pipeline.observations()) {
+    for (UnitObservations& unit : pipeline->observations()) {
         unit.remapTypes(finalIds, 0);
         all.append(std::move(unit));
         unit = UnitObservations(); // give the copied lists back now
     }
     // Without dedup the output is the appended graph, described by the same observations in the
     // same order but with its own ids.
-    UnitObservations appendedIds = pipeline.undeduplicated().takeObservations();
-    ir::TypeGraph& output = options.dedup ? graph : pipeline.undeduplicated().graph();
+    UnitObservations appendedIds = pipeline->undeduplicated().takeObservations();
+    ir::TypeGraph& output = options.dedup ? graph : pipeline->undeduplicated().graph();
     const UnitObservations& written = options.dedup ? all : appendedIds;
     dedupTimer.reset();
     if (stats) {
