@@ -106,9 +106,18 @@ private:
     std::span<const T> decodeList(std::vector<T>& scratch, uint32_t vlen, uint32_t elementSize,
                                   DecodeOne decodeOne);
 
-    // Read and check one reference; a bad one is noted and reads as 0.
-    StrId nameRef(uint64_t at, const Field& field);
-    TypeId typeRef(uint64_t at, const Field& field);
+    // Read and check one reference; a bad one is noted and reads as 0. The usual case inline,
+    // the rest (dropped records renumbered, and the message) out of line.
+    StrId nameRef(uint64_t at, const Field& field) {
+        const StrId name = u32(at);
+        return name < stringsEnd_ ? name : badName(at, field);
+    }
+    TypeId typeRef(uint64_t at, const Field& field) {
+        const TypeId type = u32(at);
+        return renumbered_.empty() && type < endId_ ? type : otherType(at, field);
+    }
+    StrId badName(uint64_t at, const Field& field);
+    TypeId otherType(uint64_t at, const Field& field);
 
     uint32_t u32(uint64_t at) const { return detail::load<uint32_t>(bytes_, at, swap_); }
     uint64_t recordAt(TypeId id) const {
@@ -130,6 +139,7 @@ private:
     uint64_t typeLen_ = 0;
     uint64_t strStart_ = 0;
     uint64_t strLen_ = 0;
+    StrId stringsEnd_ = 0; // one past the last valid name offset, the base's included
     std::vector<uint32_t> recordOffsets_; // from the type section's start, one per own type
     std::vector<KindLayout> layout_;      // the file's kind-layout section, by kind number
     TypeId endId_ = 0;
@@ -265,6 +275,7 @@ Expected<void> Reader::readLayout(uint64_t hdrLen, uint64_t dataSize) {
 
 Expected<void> Reader::readStrings() {
     const bool split = graph_.base() != nullptr;
+    stringsEnd_ = graph_.strings().endId();
     if (strLen_ == 0) {
         if (split) // a split BTF may add no strings at all
             return {};
@@ -279,6 +290,7 @@ Expected<void> Reader::readStrings() {
     if (section.back() != '\0')
         return error(strStart_ + strLen_ - 1, "string section does not end with a NUL byte");
     graph_.strings().adoptSection(section);
+    stringsEnd_ = graph_.strings().endId();
     return {};
 }
 
@@ -547,19 +559,15 @@ std::span<const T> Reader::decodeList(std::vector<T>& scratch, uint32_t vlen, ui
     return scratch;
 }
 
-StrId Reader::nameRef(uint64_t at, const Field& field) {
+StrId Reader::badName(uint64_t at, const Field& field) {
     const StrId name = u32(at);
-    if (graph_.strings().isValid(name))
-        return name;
     note(at, field.str() + " offset " + hex(name) + " is past the end of the strings (" +
                  hex(graph_.strings().endId()) + ")");
     return ir::kNoName;
 }
 
-TypeId Reader::typeRef(uint64_t at, const Field& field) {
+TypeId Reader::otherType(uint64_t at, const Field& field) {
     const TypeId type = u32(at);
-    if (renumbered_.empty() && type < endId_)
-        return type;
     if (!renumbered_.empty() && type < fileEndId_) {
         if (type < graph_.firstId())
             return type;
@@ -620,6 +628,8 @@ Expected<void> Reader::checkDeclTags() {
 }
 
 Expected<void> Reader::checkLoops() {
+    if (!detail::anyLoop(graph_))
+        return {};
     if (std::vector<TypeId> loop = findLoop(graph_, chainEdges); !loop.empty())
         return error(recordAt(loop.front()), describe(loop.front()) +
                                                  " is on a reference loop that never reaches a "

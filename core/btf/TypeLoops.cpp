@@ -1,5 +1,9 @@
 #include "TypeLoops.h"
 
+#include "../ir/TypeWalk.h"
+
+#include <type_traits>
+
 namespace btforge::btf::detail {
 
 using ir::Kind;
@@ -13,21 +17,122 @@ std::span<const ir::Member> membersOf(const ir::TypeView& view) {
     return {};
 }
 
+namespace {
+
+// The one type a chain kind stands for; void for other kinds.
+template <typename T> TypeId chainTarget(const T& t) {
+    if constexpr (ir::hasTarget<T>)
+        return t.type;
+    else if constexpr (std::is_same_v<T, ir::ArrayType>)
+        return t.elemType;
+    else
+        return ir::kVoidType;
+}
+
+template <typename T>
+constexpr bool isChainKind = ir::hasTarget<T> || std::is_same_v<T, ir::ArrayType>;
+
+} // namespace
+
 void chainEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out) {
-    Kind kind = graph.kind(id);
-    if (ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Var ||
-        kind == Kind::DeclTag)
-        out.push_back(graph.target(id));
+    graph.visit(id, [&](const auto& t) {
+        if constexpr (isChainKind<std::decay_t<decltype(t)>>)
+            out.push_back(chainTarget(t));
+    });
 }
 
 void valueEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out) {
-    Kind kind = graph.kind(id);
-    if (kind == Kind::Struct || kind == Kind::Union) {
-        for (const ir::Member& member : membersOf(graph.get(id)))
-            out.push_back(member.type);
-    } else if (kind != Kind::Ptr) {
-        chainEdges(graph, id, out);
+    graph.visit(id, [&](const auto& t) {
+        using T = std::decay_t<decltype(t)>;
+        if constexpr (requires { t.members; }) {
+            for (const ir::Member& member : t.members)
+                out.push_back(member.type);
+        } else if constexpr (isChainKind<T> && !std::is_same_v<T, ir::PtrType>) {
+            out.push_back(chainTarget(t));
+        }
+    });
+}
+
+bool anyLoop(const ir::TypeGraph& graph) {
+    const TypeId first = graph.firstId();
+    const uint32_t count = graph.ownCount();
+    auto own = [&](TypeId id) { return id >= first && id < graph.endId(); };
+    // Each type's chain target (void for none), whether it is a pointer, whether it has members.
+    std::vector<TypeId> chain(count, ir::kVoidType);
+    std::vector<uint8_t> pointer(count, 0), composite(count, 0);
+    for (uint32_t i = 0; i < count; ++i) {
+        graph.visit(first + i, [&](const auto& t) {
+            using T = std::decay_t<decltype(t)>;
+            if constexpr (isChainKind<T>)
+                chain[i] = chainTarget(t);
+            pointer[i] = std::is_same_v<T, ir::PtrType>;
+            composite[i] = requires {
+                t.members;
+            };
+        });
     }
+    // Chains: each type has at most one edge, so following them from every type, marking the
+    // way, meets a type on the current way only on a loop.
+    enum : uint8_t { kUnvisited, kOnPath, kDone };
+    std::vector<uint8_t> state(count, kUnvisited);
+    std::vector<uint32_t> way;
+    for (uint32_t root = 0; root < count; ++root) {
+        way.clear();
+        TypeId at = first + root;
+        while (own(at) && state[at - first] == kUnvisited) {
+            state[at - first] = kOnPath;
+            way.push_back(at - first);
+            at = chain[at - first];
+        }
+        if (own(at) && state[at - first] == kOnPath)
+            return true;
+        for (uint32_t i : way)
+            state[i] = kDone;
+    }
+    // By value, chains (but pointers) end at a struct or union, or nowhere: a loop goes through
+    // composites only, each holding the composites its members' chains end at.
+    std::vector<TypeId> endOf(count, ir::kVoidType);
+    for (uint32_t i = 0; i < count; ++i) {
+        TypeId at = first + i;
+        while (own(at) && !composite[at - first] && !pointer[at - first])
+            at = chain[at - first];
+        endOf[i] = own(at) && composite[at - first] ? at : ir::kVoidType;
+    }
+    std::fill(state.begin(), state.end(), kUnvisited);
+    std::vector<std::pair<uint32_t, std::vector<TypeId>>> path; // composite, what it holds
+    for (uint32_t root = 0; root < count; ++root) {
+        if (!composite[root] || state[root] != kUnvisited)
+            continue;
+        auto enter = [&](uint32_t node) {
+            state[node] = kOnPath;
+            std::vector<TypeId> held;
+            graph.visit(first + node, [&](const auto& t) {
+                if constexpr (requires { t.members; }) {
+                    for (const ir::Member& m : t.members) {
+                        if (own(m.type) && endOf[m.type - first] != ir::kVoidType)
+                            held.push_back(endOf[m.type - first]);
+                    }
+                }
+            });
+            path.emplace_back(node, std::move(held));
+        };
+        enter(root);
+        while (!path.empty()) {
+            auto& [node, held] = path.back();
+            if (held.empty()) {
+                state[node] = kDone;
+                path.pop_back();
+                continue;
+            }
+            const uint32_t next = held.back() - first;
+            held.pop_back();
+            if (state[next] == kOnPath)
+                return true;
+            if (state[next] == kUnvisited)
+                enter(next);
+        }
+    }
+    return false;
 }
 
 // Iterative depth-first search:

@@ -26,6 +26,10 @@ void chainEdges(const ir::TypeGraph& graph, ir::TypeId id, std::vector<ir::TypeI
 // refer to itself.
 void valueEdges(const ir::TypeGraph& graph, ir::TypeId id, std::vector<ir::TypeId>& out);
 
+// Whether own types have a loop of either kind: linear, for the common case of none (findLoop
+// then names one).
+bool anyLoop(const ir::TypeGraph& graph);
+
 // The types of one loop among own types, in edge order, or nothing.
 std::vector<ir::TypeId> findLoop(const ir::TypeGraph& graph, EdgeFn edges);
 

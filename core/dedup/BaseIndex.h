@@ -17,7 +17,7 @@
 #pragma once
 
 #include "BaseWorld.h"
-#include "HashIndex.h"
+#include "support/HashIndex.h"
 
 #include "btforge/ir/TypeGraph.h"
 
@@ -65,8 +65,8 @@ private:
     static uint64_t nameKey(ir::Kind kind, std::string_view name);
 
     const ir::TypeGraph& base_;
-    detail::HashIndex names_;
-    detail::HashIndex shapes_;
+    support::HashIndex names_;
+    support::HashIndex shapes_;
     std::vector<ir::TypeId> enumDeclarations_;
     bool minimal_ = true;
 };

@@ -125,7 +125,7 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph, bool lazyB
             baseRep[id] = id;
         return;
     }
-    index = detail::HashIndex();
+    index = support::HashIndex();
     std::vector<uint32_t> block = blocksByHash(hashes);
     const uint32_t classes = detail::refinePartition(world, block);
     std::vector<TypeId> first(classes, kUnmapped);

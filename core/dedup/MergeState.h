@@ -6,9 +6,9 @@
 #include "../ir/TypeWalk.h"
 #include "BaseIndex.h"
 #include "BaseWorld.h"
-#include "HashIndex.h"
 #include "dedup/GraphMerger.h"
 #include "dedup/RefGraph.h"
+#include "support/HashIndex.h"
 
 #include "btforge/ir/ChunkedArena.h"
 
@@ -138,7 +138,7 @@ struct GraphMerger::State {
     std::vector<uint32_t> nodeOfId;      // a compact world's node by merged id
     std::vector<ir::TypeId> idOfNode;    // a compact world's merged id by node
     ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
-    detail::HashIndex index;             // canonical base types and own types by structural hash
+    support::HashIndex index;            // canonical base types and own types by structural hash
     uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
     // Labels and references of the world by id (node i is type i): what walks and the final
     // partition read. References are canonical, base types' included.

@@ -1,12 +1,19 @@
 #include "btforge/ir/FunctionAppender.h"
 
 #include "support/Hash.h"
+#include "support/HashIndex.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace btforge::ir {
 
-FunctionAppender::FunctionAppender(TypeGraph& graph) : graph_(graph) {
+struct FunctionAppender::Prototypes {
+    support::HashIndex index;
+};
+
+FunctionAppender::FunctionAppender(TypeGraph& graph)
+    : graph_(graph), protos_(std::make_unique<Prototypes>()) {
     const TypeId firstOwn = graph.firstId();
     if (firstOwn > 1) {
         baseFunctionsOf_.assign(firstOwn, kVoidType);
@@ -16,25 +23,26 @@ FunctionAppender::FunctionAppender(TypeGraph& graph) : graph_(graph) {
     // One pass over the graph and its base, last id first so that each chain is in id order:
     // prototypes to share, and the base's FUNCs and DECL_TAGs that new ones may turn out to be.
     for (TypeId id = graph.endId() - 1; id > kVoidType; --id) {
-        const Kind kind = graph.kind(id);
-        if (kind == Kind::FuncProto) {
-            auto p = graph.getAs<FuncProtoType>(id);
-            protos_.emplace(protoHash(p.returnType, p.params), id);
-        } else if (kind == Kind::Func && id < firstOwn) {
-            auto f = graph.getAs<FuncType>(id);
-            if (!f.address && f.proto < firstOwn) {
-                nextOfSameTarget_[id] = baseFunctionsOf_[f.proto];
-                baseFunctionsOf_[f.proto] = id;
+        graph.visit(id, [&](const auto& t) {
+            using T = std::decay_t<decltype(t)>;
+            if constexpr (std::is_same_v<T, FuncProtoType>) {
+                protos_->index.insert(protoHash(t.returnType, t.params), id);
+            } else if constexpr (std::is_same_v<T, FuncType>) {
+                if (id < firstOwn && !t.address && t.proto < firstOwn) {
+                    nextOfSameTarget_[id] = baseFunctionsOf_[t.proto];
+                    baseFunctionsOf_[t.proto] = id;
+                }
+            } else if constexpr (std::is_same_v<T, DeclTagType>) {
+                if (id < firstOwn && !t.kindFlag && t.type < firstOwn) {
+                    nextOfSameTarget_[id] = baseTagsOf_[t.type];
+                    baseTagsOf_[t.type] = id;
+                }
             }
-        } else if (kind == Kind::DeclTag && id < firstOwn) {
-            auto t = graph.getAs<DeclTagType>(id);
-            if (!t.kindFlag && t.type < firstOwn) {
-                nextOfSameTarget_[id] = baseTagsOf_[t.type];
-                baseTagsOf_[t.type] = id;
-            }
-        }
+        });
     }
 }
+
+FunctionAppender::~FunctionAppender() = default;
 
 uint64_t FunctionAppender::protoHash(TypeId returnType, std::span<const Param> params) const {
     uint64_t h = hashing::combine(returnType, params.size());
@@ -59,14 +67,15 @@ bool FunctionAppender::sameProto(TypeId id, TypeId returnType,
 TypeId FunctionAppender::proto(TypeId returnType, std::span<const Param> params) {
     const uint64_t h = protoHash(returnType, params);
     TypeId found = kVoidType;
-    for (auto [it, end] = protos_.equal_range(h); it != end; ++it) {
-        if ((found == kVoidType || it->second < found) && sameProto(it->second, returnType, params))
-            found = it->second;
-    }
+    protos_->index.forEach(h, [&](TypeId id) {
+        if ((found == kVoidType || id < found) && sameProto(id, returnType, params))
+            found = id;
+        return false;
+    });
     if (found != kVoidType)
         return found;
     const TypeId added = graph_.add(FuncProtoType{kNoName, returnType, params});
-    protos_.emplace(h, added);
+    protos_->index.insert(h, added);
     return added;
 }
 

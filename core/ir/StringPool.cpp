@@ -175,14 +175,26 @@ void StringPool::adoptSection(std::span<const char> section) {
     // step rehashed a vmlinux's 100,000 strings ten times, for each module over it.
     reserve(static_cast<size_t>(std::count(bytes_.begin(), bytes_.end(), '\0')));
     // Index every string that starts right after a NUL (or at the start of a split section),
-    // skipping ones already indexed so the first copy keeps its offset.
+    // skipping ones already indexed so the first copy keeps its offset: one probe finds an equal
+    // string or the free slot (reserve() made room).
+    const size_t mask = slots_.size() - 1;
     size_t start = base_ ? 0 : 1;
     while (start < bytes_.size()) {
-        std::string_view s(bytes_.data() + start);
+        const std::string_view s(bytes_.data() + start);
         if (!s.empty()) {
             const uint32_t hash = hashString(s);
-            if (!findLocal(s, hash))
-                insertSlot(static_cast<StrId>(start), hash);
+            size_t i = hash & mask;
+            for (; slots_[i].local != 0; i = (i + 1) & mask) {
+                const StrId local = slots_[i].local - 1;
+                if (slots_[i].hash == hash && local + s.size() < bytes_.size() &&
+                    bytes_[local + s.size()] == '\0' &&
+                    std::memcmp(bytes_.data() + local, s.data(), s.size()) == 0)
+                    break;
+            }
+            if (slots_[i].local == 0) {
+                slots_[i] = {hash, static_cast<StrId>(start) + 1};
+                ++used_;
+            }
         }
         start += s.size() + 1;
     }

@@ -21,16 +21,12 @@ TypeGraph::TypeGraph(std::shared_ptr<const TypeGraph> base)
     }
 }
 
-Kind TypeGraph::kind(TypeId id) const {
-    if (id < firstId_)
-        return base_ && id != kVoidType ? base_->kind(id) : Kind::Void;
-    return record(id).kind;
+Kind TypeGraph::kindBelow(TypeId id) const {
+    return base_ && id != kVoidType ? base_->kind(id) : Kind::Void;
 }
 
-StrId TypeGraph::nameId(TypeId id) const {
-    if (id < firstId_)
-        return base_ && id != kVoidType ? base_->nameId(id) : kNoName;
-    return record(id).name;
+StrId TypeGraph::nameIdBelow(TypeId id) const {
+    return base_ && id != kVoidType ? base_->nameId(id) : kNoName;
 }
 
 TypeId TypeGraph::target(TypeId id) const {

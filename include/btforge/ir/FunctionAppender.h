@@ -7,10 +7,10 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace btforge::ir {
@@ -20,6 +20,9 @@ public:
     // Indexes the FUNC_PROTOs the graph and its base already have, so they are reused, and the
     // base's FUNCs and DECL_TAGs.
     explicit FunctionAppender(TypeGraph& graph);
+    ~FunctionAppender();
+    FunctionAppender(const FunctionAppender&) = delete;
+    FunctionAppender& operator=(const FunctionAppender&) = delete;
 
     // The id of a FUNC_PROTO with this prototype (parameter names included), added if new.
     TypeId proto(TypeId returnType, std::span<const Param> params);
@@ -36,7 +39,8 @@ private:
     bool sameProto(TypeId id, TypeId returnType, std::span<const Param> params) const;
 
     TypeGraph& graph_;
-    std::unordered_multimap<uint64_t, TypeId> protos_;
+    struct Prototypes; // by protoHash, a flat table of the core's
+    std::unique_ptr<Prototypes> protos_;
     // The base's FUNCs without address by their FUNC_PROTO, and its DECL_TAGs by their target:
     // a FUNC or tag can only be the base's if it refers to the same base type. Chains in id
     // order: the first id of each base type, then the next of each FUNC or DECL_TAG.

@@ -44,8 +44,9 @@ public:
     const std::shared_ptr<const TypeGraph>& sharedBase() const { return base_; }
 
     // --- reading ---
-    Kind kind(TypeId id) const;
-    StrId nameId(TypeId id) const;
+    // Inline for own types: every pass over a graph asks these for each type.
+    Kind kind(TypeId id) const { return id >= firstId_ ? record(id).kind : kindBelow(id); }
+    StrId nameId(TypeId id) const { return id >= firstId_ ? record(id).name : nameIdBelow(id); }
     std::string_view name(TypeId id) const { return strings_->get(nameId(id)); }
     TypeView get(TypeId id) const;
     template <typename T> T getAs(TypeId id) const { return std::get<T>(get(id)); }
@@ -106,6 +107,9 @@ private:
         return records_[id - firstId_];
     }
     Record encode(const TypeView& view);
+    // kind() and nameId() of void and the base's types.
+    Kind kindBelow(TypeId id) const;
+    StrId nameIdBelow(TypeId id) const;
     uint32_t appendPlacement(std::optional<uint64_t> address, StrId section);
 
     std::shared_ptr<const TypeGraph> base_;

@@ -1,11 +1,12 @@
-// Structural hash -> type ids, a multimap in one flat open-addressing table. A slot keeps the
-// upper half of the hash, which also chooses the slot, and the id: 8 bytes, so the table of the
-// ~800,000 provisional types of a kernel stays small and a lookup touches one cache line. Ids
-// inserted under another hash with the same upper half come back too: they are only candidates,
-// which merging checks exactly.
+// 64-bit hash -> type ids, a multimap in one flat open-addressing table (dedup's structural
+// hashes, names and shapes; prototypes). A slot keeps the upper half of the hash, which also
+// chooses the slot, and the id: 8 bytes, so the table of the ~800,000 provisional types of a
+// kernel stays small and a lookup touches one cache line. Ids inserted under another hash with
+// the same upper half come back too: they are only candidates, which callers check exactly. Ids
+// of one hash come back in the order they were inserted.
 #pragma once
 
-#include "dedup/RefGraph.h"
+#include "support/Prefetch.h"
 
 #include "btforge/ir/Kind.h"
 
@@ -13,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace btforge::dedup::detail {
+namespace btforge::support {
 
 class HashIndex {
 public:
@@ -100,4 +101,4 @@ private:
     size_t used_ = 0;
 };
 
-} // namespace btforge::dedup::detail
+} // namespace btforge::support
