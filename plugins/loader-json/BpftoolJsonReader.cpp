@@ -113,21 +113,41 @@ std::string_view valueKindName(const bj::value& v) {
     return "a value";
 }
 
+// A byte that would break a one-line message (control bytes, and what quoting uses), as \xNN.
+bool escape(std::string& out, unsigned char c, std::string_view also) {
+    if (c >= 0x20 && c != 0x7f && also.find(static_cast<char>(c)) == std::string_view::npos)
+        return false;
+    constexpr char kDigits[] = "0123456789abcdef";
+    out += "\\x";
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+    return true;
+}
+
 // A name as messages show it: quoted, cut, control bytes escaped (one line whatever the input).
 std::string quoted(std::string_view s) {
     constexpr size_t kMaxShown = 64;
     std::string out = "'";
     for (unsigned char c : s.substr(0, kMaxShown)) {
-        if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
-            constexpr char kDigits[] = "0123456789abcdef";
-            out += "\\x";
-            out += kDigits[c >> 4];
-            out += kDigits[c & 15];
-        } else {
+        if (!escape(out, c, "'\\"))
             out += static_cast<char>(c);
-        }
     }
     return out + (s.size() > kMaxShown ? "'..." : "'");
+}
+
+// A key as a JSON pointer token (RFC 6901: ~ and / escaped), cut and escaped as quoted() does.
+std::string pointerToken(std::string_view key) {
+    constexpr size_t kMaxShown = 64;
+    std::string out;
+    for (unsigned char c : key.substr(0, kMaxShown)) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else if (!escape(out, c, {}))
+            out += static_cast<char>(c);
+    }
+    return key.size() > kMaxShown ? out + "..." : out;
 }
 
 // Where a value is: a field of type `type` (its index in "types"), or of item `item` of its list.
@@ -143,7 +163,7 @@ struct Where {
         if (!list.empty())
             out += "/" + std::string(list) + "/" + std::to_string(item);
         if (!field.empty())
-            out += "/" + std::string(field);
+            out += "/" + pointerToken(field);
         return out;
     }
 };
@@ -216,8 +236,9 @@ Expected<ir::TypeGraph> Reader::read(const bj::value& document) {
                              ", not bpftool's {\"types\": [...]}");
     for (const auto& member : *root) {
         if (member.key() != "types")
-            return error("/" + std::string(member.key()), "unknown field " + quoted(member.key()) +
-                                                              " (the document has only \"types\")");
+            return error("/" + pointerToken(member.key()),
+                         "unknown field " + quoted(member.key()) +
+                             " (the document has only \"types\")");
     }
     const bj::value* types = root->if_contains("types");
     if (!types)
