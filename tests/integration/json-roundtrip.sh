@@ -5,7 +5,7 @@
 #                            back to BTF (-f json, and chosen by content): bpftool dumps the BTF
 #                            as it dumps INPUT, byte for byte
 #   btforge VMLINUX          btforge's BTF of VMLINUX (from its DWARF) through bpftool's JSON and
-#                            back: the same bytes
+#                            btforge's, and back: the same bytes
 #   func-addr VMLINUX        the address-carrying FUNC extension (-t btf-func-addr), in both forms
 #                            (kind_flag, and the layout feature's kind 20), through btforge's JSON
 #                            and back: the same bytes
@@ -53,10 +53,13 @@ bpftool)
 btforge)
     "$BTFORGE" --quiet convert "$input" -o "$work/original.btf"
     "$BPFTOOL" btf dump file "$work/original.btf" -j > "$work/bpftool.json"
-    back "$work/bpftool.json" "$work/back.btf"
-    cmp "$work/original.btf" "$work/back.btf" || fail "the BTF read back from JSON differs"
+    "$BTFORGE" --quiet dump "$work/original.btf" --json > "$work/btforge.json"
+    for json in bpftool btforge; do
+        back "$work/$json.json" "$work/back.btf"
+        cmp "$work/original.btf" "$work/back.btf" || fail "the BTF read back from $json's JSON differs"
+    done
     same_dump "$work/original.btf" "$work/back.btf"
-    echo "btforge's BTF of $input: identical through bpftool's JSON ($(stat -c %s "$work/back.btf") bytes)"
+    echo "btforge's BTF of $input: identical through bpftool's and btforge's JSON ($(stat -c %s "$work/back.btf") bytes)"
     ;;
 func-addr)
     for features in default default,layout; do
