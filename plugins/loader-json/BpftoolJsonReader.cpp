@@ -185,7 +185,7 @@ private:
     Expected<void> findTypes(const bj::array& types);
     Expected<void> numberTypes();
     Expected<void> decodeTypes(const bj::array& types);
-    Expected<void> checkTypes(const bj::array& types);
+    Expected<void> checkTypes();
 
     ir::TypeView decode(const bj::object& object, const Entry& entry);
     ir::TypeView decodeInt(const bj::object& object, Where where, StrId typeName);
@@ -245,14 +245,16 @@ Expected<ir::TypeGraph> Reader::read(const bj::value& document) {
         return error("", "the document has no \"types\"");
     if (!types->is_array())
         return error("/types", "expected an array, found " + std::string(valueKindName(*types)));
-    for (auto step : {&Reader::findTypes, &Reader::decodeTypes, &Reader::checkTypes}) {
-        if (step == &Reader::decodeTypes) {
-            if (Expected<void> numbered = numberTypes(); !numbered)
-                return std::move(numbered).error();
-        }
-        if (Expected<void> done = (this->*step)(types->get_array()); !done)
-            return std::move(done).error();
-    }
+    const bj::array& list = types->get_array();
+    Expected<void> done = findTypes(list);
+    if (done)
+        done = numberTypes();
+    if (done)
+        done = decodeTypes(list);
+    if (done)
+        done = checkTypes();
+    if (!done)
+        return std::move(done).error();
     btf::judgePointerSize(graph_);
     return std::move(graph_);
 }
@@ -322,7 +324,7 @@ Expected<void> Reader::decodeTypes(const bj::array& types) {
     return {};
 }
 
-Expected<void> Reader::checkTypes(const bj::array&) {
+Expected<void> Reader::checkTypes() {
     const std::optional<btf::TypeFault> fault = btf::findTypeFault(graph_, jsonIds_);
     if (!fault)
         return {};
