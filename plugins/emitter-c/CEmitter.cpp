@@ -6,7 +6,9 @@
 #include "btforge/plugin/Plugin.h"
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -49,6 +51,68 @@ Error libbpfError(const std::string& what, int error) {
     return Error::badInput("libbpf " + what + ": " + std::strerror(error));
 }
 
+// Appends printf's output to `out`; returns where it starts.
+size_t appendFormatted(std::string& out, const char* format, va_list args) {
+    const size_t at = out.size();
+    va_list again;
+    va_copy(again, args);
+    const int length = std::vsnprintf(nullptr, 0, format, args);
+    if (length > 0) {
+        out.resize(at + static_cast<size_t>(length) + 1);
+        std::vsnprintf(out.data() + at, static_cast<size_t>(length) + 1, format, again);
+        out.resize(at + static_cast<size_t>(length));
+    }
+    va_end(again);
+    return at;
+}
+
+// What libbpf says while it reads and prints (a kind it cannot print where a type should be, in
+// BTF no compiler makes) would go to its own stderr, --quiet or not: it is kept here, as lines,
+// for the session's warnings. libbpf has one print function per process; the emitter sets it for
+// the time of one run.
+class LibbpfMessages {
+public:
+    LibbpfMessages() : previous_(libbpf_set_print(collect)) { sink_ = &text_; }
+    ~LibbpfMessages() {
+        libbpf_set_print(previous_);
+        sink_ = nullptr;
+    }
+    LibbpfMessages(const LibbpfMessages&) = delete;
+    LibbpfMessages& operator=(const LibbpfMessages&) = delete;
+
+    // Each distinct message once, the first few, as warnings naming libbpf.
+    void report(plugin::Diagnostics& diagnostics) const {
+        constexpr size_t kMaxShown = 5;
+        std::vector<std::string_view> seen;
+        size_t more = 0;
+        for (size_t at = 0, end; at < text_.size(); at = end + 1) {
+            end = std::min(text_.find('\n', at), text_.size());
+            const std::string_view line = std::string_view(text_).substr(at, end - at);
+            if (line.empty() || std::find(seen.begin(), seen.end(), line) != seen.end())
+                continue;
+            if (seen.size() == kMaxShown) {
+                ++more;
+                continue;
+            }
+            seen.push_back(line);
+            diagnostics.warning("-t c: " + std::string(line));
+        }
+        if (more)
+            diagnostics.warning("-t c: and " + std::to_string(more) + " other messages of libbpf");
+    }
+
+private:
+    static int collect(libbpf_print_level level, const char* format, va_list args) {
+        if (level != LIBBPF_DEBUG && sink_)
+            appendFormatted(*sink_, format, args);
+        return 0;
+    }
+
+    static inline std::string* sink_ = nullptr;
+    std::string text_;
+    libbpf_print_fn_t previous_;
+};
+
 // libbpf's reading of `graph`, a split graph's base included (bpftool prints the base's types
 // too), written in this machine's byte order, which libbpf prints from.
 Expected<LibbpfBtf> toLibbpf(const ir::TypeGraph& graph) {
@@ -79,20 +143,13 @@ private:
     void append(const char* format, va_list args) {
         if (std::string_view(format).starts_with(" __attribute__((mode("))
             return;
-        va_list again;
-        va_copy(again, args);
-        const int length = std::vsnprintf(nullptr, 0, format, args);
-        if (length > 0) {
-            const size_t at = text_.size();
-            text_.resize(at + static_cast<size_t>(length) + 1);
-            std::vsnprintf(text_.data() + at, static_cast<size_t>(length) + 1, format, again);
-            text_.resize(at + static_cast<size_t>(length));
-            const std::string_view fragment = std::string_view(text_).substr(at);
-            if (fragment == ")" && lastWasOpening_)
-                text_.insert(at, "void");
-            lastWasOpening_ = fragment == "(";
-        }
-        va_end(again);
+        const size_t at = appendFormatted(text_, format, args);
+        const std::string_view fragment = std::string_view(text_).substr(at);
+        if (fragment.empty())
+            return;
+        if (fragment == ")" && lastWasOpening_)
+            text_.insert(at, "void");
+        lastWasOpening_ = fragment == "(";
     }
 
     std::string text_;
@@ -102,7 +159,15 @@ private:
 class CEmitter final : public plugin::Emitter {
 public:
     Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest&, std::ostream& out,
-                        plugin::Session&) override {
+                        plugin::Session& session) override {
+        LibbpfMessages messages;
+        Expected<void> written = emitHeader(graph, out);
+        messages.report(session.diagnostics);
+        return written;
+    }
+
+private:
+    static Expected<void> emitHeader(const ir::TypeGraph& graph, std::ostream& out) {
         auto types = toLibbpf(graph);
         if (!types)
             return std::move(types).error();

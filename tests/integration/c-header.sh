@@ -6,10 +6,36 @@
 #                        btforge's BTF of INPUT
 #   core VMLINUX SOURCE  a CO-RE program (SOURCE, reading task_struct) compiles with clang -target
 #                        bpf against the header of VMLINUX, whole and kept to task_struct,file
+#   misplaced            types C cannot put where BTF puts them (a FUNC, VAR or DATASEC as a
+#                        member's type: hostile BTF): the header is still bpftool's, and what
+#                        libbpf says of them are btforge's warnings, which --quiet silences
 source "$(dirname "$0")/lib.sh"
 
 mode=$1
 shift
+if [ "$mode" = misplaced ]; then
+    cat > "$work/misplaced.json" <<'EOF'
+{"types":[
+{"id":1,"kind":"INT","name":"int","size":4,"bits_offset":0,"nr_bits":32,"encoding":"SIGNED"},
+{"id":2,"kind":"FUNC_PROTO","name":"(anon)","ret_type_id":1,"params":[{"name":"a","type_id":5}]},
+{"id":3,"kind":"FUNC","name":"f","type_id":2,"linkage":"global"},
+{"id":4,"kind":"STRUCT","name":"s","size":4,"members":[{"name":"m","type_id":3,"bits_offset":0},
+ {"name":"n","type_id":5,"bits_offset":0},{"name":"o","type_id":6,"bits_offset":0}]},
+{"id":5,"kind":"VAR","name":"v","type_id":6,"linkage":"global"},
+{"id":6,"kind":"DATASEC","name":".data","size":4,"vars":[{"type_id":4,"offset":0,"size":4}]},
+{"id":7,"kind":"TYPEDEF","name":"t","type_id":3}]}
+EOF
+    "$BTFORGE" --quiet convert "$work/misplaced.json" -o "$work/misplaced.btf"
+    "$BPFTOOL" btf dump file "$work/misplaced.btf" format c > "$work/bpftool.h" 2> "$work/bpftool.err"
+    "$BTFORGE" convert "$work/misplaced.json" -t c -o "$work/misplaced.h" 2> "$work/stderr"
+    cmp "$work/bpftool.h" "$work/misplaced.h" || fail "the header differs from bpftool's"
+    grep -q '^btforge: warning: -t c: libbpf: ' "$work/stderr" || fail "libbpf's messages are not warnings"
+    ! grep -v '^btforge: warning: -t c: ' "$work/stderr" || fail "something else was printed"
+    "$BTFORGE" --quiet convert "$work/misplaced.json" -t c -o "$work/misplaced.h" 2> "$work/stderr"
+    [ ! -s "$work/stderr" ] || fail "--quiet printed: $(cat "$work/stderr")"
+    echo "misplaced types: bpftool's header; libbpf's messages are warnings, none with --quiet"
+    exit 0
+fi
 base=() base_bpftool=()
 if [ "${1:-}" = -B ]; then
     require_file "$2" "fetch it with scripts/fetch-debian-kernel.sh"
