@@ -5,5 +5,6 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 # libdw-dev: the dwarf loader links libdw; core uses only its <dwarf.h> (the DWARF constants).
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
-find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+# Boost.JSON (the json loader) came with 1.75; bookworm has it only in 1.81.
+find_package(Boost 1.81 REQUIRED COMPONENTS program_options json)
 find_package(Threads REQUIRED)

@@ -17,7 +17,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: btforge [global options] COMMAND [options]
 
-Converts debug type information between formats: DWARF and BTF in, BTF, JSON and text out.
+Converts debug type information between formats: DWARF, BTF and bpftool's JSON in; BTF, JSON,
+text and C headers out.
 
 commands:
   convert INPUT -o OUT   convert INPUT with a loader plugin and write it with an emitter plugin
@@ -29,7 +30,9 @@ its DWARF otherwise or with -f dwarf; convert makes BTF from the DWARF (-f btf: 
   plugins                list the plugins found, and the ones that failed to load
   pahole-compat ARGS     encode BTF as 'pahole ARGS' does (kernel builds; also as a 'pahole' link)
 
-'btforge COMMAND --help' describes a command's options.
+loaders (-f): dwarf, llvm-dwarf, btf, json (the JSON of 'bpftool btf dump -j', edited or not)
+emitters (-t): btf, btf-func-addr, json, text, c (a C header, as 'bpftool btf dump ... format c')
+'btforge plugins' lists the plugins found; 'btforge COMMAND --help' a command's options.
 )";
 
 po::options_description globalOptions() {
@@ -54,8 +57,10 @@ po::options_description convertOptions() {
     po::options_description d("convert options");
     d.add_options()("output,o", po::value<std::string>(), "output file ('-': standard output)")(
         "from,f", po::value<std::string>(),
-        "loader plugin (default: an ELF file's DWARF when it has some, else its .BTF; -f btf: "
-        "the .BTF)")("to,t", po::value<std::string>()->default_value("btf"), "emitter plugin")(
+        "loader plugin: dwarf, llvm-dwarf, btf, json (default: an ELF file's DWARF when it has "
+        "some, else its .BTF; -f btf: the .BTF; bpftool's JSON by its content)")(
+        "to,t", po::value<std::string>()->default_value("btf"),
+        "emitter plugin: btf, btf-func-addr, json, text, c (a vmlinux.h, as bpftool's format c)")(
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
         "features", po::value<std::string>(),
         "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "

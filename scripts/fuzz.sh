@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS]: builds the libFuzzer targets (clang-19) and runs each for SECONDS (default
 # 60; the documented long run in docs/security.md is 600): the BTF reader on a corpus of real
-# BTF, the two DWARF loaders (libdw and LLVM) on small ELF files with DWARF, also mutated
-# structurally. A finding fails the run with the fuzzer's last lines. Needs the packages
+# BTF, the json loader on bpftool's JSON of small BPF objects, the two DWARF loaders (libdw and
+# LLVM) on small ELF files with DWARF, also mutated structurally. A finding fails the run with the fuzzer's last lines. Needs the packages
 # scripts/install-deps.sh installs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +14,9 @@ build=$root/build
 corpus=$build/fuzz/corpus
 rm -rf "$corpus" && mkdir -p "$corpus"
 "$root/tests/fuzz/make-seed-corpus.sh" "$corpus" > /dev/null
+json_corpus=$build/fuzz/json-corpus
+rm -rf "$json_corpus" && mkdir -p "$json_corpus"
+"$root/tests/fuzz/make-json-seed-corpus.sh" "$json_corpus" > /dev/null
 dwarf_corpus=$build/fuzz/dwarf-corpus
 rm -rf "$dwarf_corpus" && mkdir -p "$dwarf_corpus"
 "$root/tests/fuzz/make-dwarf-seed-corpus.sh" "$dwarf_corpus" > /dev/null
@@ -21,8 +24,8 @@ rm -rf "$dwarf_corpus" && mkdir -p "$dwarf_corpus"
 llvm_corpus=$build/fuzz/llvm-dwarf-corpus
 rm -rf "$llvm_corpus" && cp -r "$dwarf_corpus" "$llvm_corpus"
 
-for target in btf-reader-fuzz:$corpus dwarf-loader-fuzz:$dwarf_corpus \
-    llvm-dwarf-loader-fuzz:$llvm_corpus; do
+for target in btf-reader-fuzz:$corpus json-loader-fuzz:$json_corpus \
+    dwarf-loader-fuzz:$dwarf_corpus llvm-dwarf-loader-fuzz:$llvm_corpus; do
     name=${target%%:*}
     log=$build/fuzz-$name-run.log
     echo "$name: $seconds s"

@@ -6,8 +6,10 @@ set -euo pipefail
 packages=(
     build-essential cmake pkg-config          # toolchain
     libelf-dev libdw-dev zlib1g-dev            # elfutils: ELF and DWARF
-    libbpf-dev                                 # oracle: libbpf's parser, BPF_BTF_LOAD
-    libboost-dev libboost-program-options-dev  # Asio, DLL, Program_options
+    libbpf-dev                                 # the c emitter (btf_dump); oracle: libbpf's parser, BPF_BTF_LOAD
+    # Asio, DLL, Program_options, JSON (the json loader): Boost 1.81, bookworm's only Boost with
+    # Boost.JSON; it replaces the default 1.74 development packages (they conflict)
+    libboost1.81-dev libboost-program-options1.81-dev libboost-json1.81-dev
     doctest-dev                                # unit tests
     bpftool                                    # oracle: bpftool btf dump
     dwz                                        # DWARF inputs: dwz partial units
@@ -26,6 +28,7 @@ packages=(
     gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
     gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
     python3                                    # tests: generated C, ELF header patching
+    jq                                         # docs/json-rewriting.md's example, run as a test
 )
 
 missing=()

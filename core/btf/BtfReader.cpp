@@ -1,19 +1,19 @@
 // Raw BTF -> TypeGraph, checking every field before it is used. The type section is walked three
 // times: the first pass only finds record boundaries (kind, and vlen against what is left), so the
 // second knows the last type id and checks each reference as it decodes; the third checks what
-// needs other types (FUNC targets, DECL_TAG components, loops). Records of kinds this reader does
-// not know are stepped over by the file's kind-layout section and dropped; the first pass
-// renumbers the types after them.
+// needs other types (FUNC targets, DECL_TAG components, loops: btf/TypeChecks.h). Records of kinds
+// this reader does not know are stepped over by the file's kind-layout section and dropped; the
+// first pass renumbers the types after them.
 //
 // One file over ~600 lines for one job: the passes share the Reader's state (record offsets, the
 // renumbering, the record being decoded for messages), which splitting would publish in a header
-// for this file alone. The loop search, a job of its own, is in TypeLoops.cpp.
+// for this file alone. The checks across types, which the json loader shares, are TypeChecks.cpp.
 #include "btforge/btf/BtfReader.h"
 
 #include "BtfCommon.h"
-#include "TypeLoops.h"
 
 #include "btforge/btf/BtfFormat.h"
+#include "btforge/btf/TypeChecks.h"
 
 #include <algorithm>
 #include <optional>
@@ -25,11 +25,7 @@
 namespace btforge::btf {
 namespace {
 
-using detail::chainEdges;
-using detail::findLoop;
-using detail::membersOf;
 using detail::quoted;
-using detail::valueEdges;
 using ir::Kind;
 using ir::StrId;
 using ir::TypeId;
@@ -50,7 +46,6 @@ constexpr uint64_t kSizeOrTypeAt = 8;
 
 constexpr uint32_t kMaxIntBits = 128;
 constexpr uint32_t kMaxLinkage = 2; // static, global, extern (FUNC and VAR alike)
-constexpr size_t kMaxLoopShown = 8;
 
 // Bytes a record holds after its 12-byte common part.
 uint64_t trailingSize(KindLayout layout, uint32_t vlen) {
@@ -93,9 +88,7 @@ private:
     Expected<void> readStrings();
     Expected<void> findRecords();
     Expected<void> decodeRecords();
-    Expected<void> checkFuncTargets();
-    Expected<void> checkDeclTags();
-    Expected<void> checkLoops();
+    Expected<void> checkTypes();
 
     ir::TypeView decodeRecord(uint32_t info);
     ir::TypeView decodeInt(uint32_t size, uint64_t data);
@@ -124,8 +117,6 @@ private:
         return typeStart_ + recordOffsets_[id - graph_.firstId()];
     }
     std::string describe(TypeId id, Kind kind, StrId name) const;
-    std::string describe(TypeId id) const;
-    std::string describeLoop(const std::vector<TypeId>& loop) const;
     Error error(uint64_t at, std::string_view what) const;
     // Keeps the first problem found while decoding a record.
     void note(uint64_t at, std::string_view what);
@@ -158,27 +149,9 @@ private:
     std::vector<ir::VarSecInfo> entries_;
 };
 
-// BTF does not say how wide a pointer is; its `long` does (the kernel's and every C ABI btforge
-// knows has pointer-sized longs). A file without one keeps its base's, or the default.
-void judgePointerSize(ir::TypeGraph& graph) {
-    for (ir::TypeId id = graph.firstId(); id < graph.endId(); ++id) {
-        if (graph.kind(id) != ir::Kind::Int)
-            continue;
-        auto type = graph.getAs<ir::IntType>(id);
-        std::string_view name = graph.str(type.name);
-        if ((type.size == 4 || type.size == 8) &&
-            (name == "long" || name == "long int" || name == "unsigned long" ||
-             name == "long unsigned int" || name == "unsigned long int")) {
-            graph.setPointerSize(static_cast<uint8_t>(type.size));
-            return;
-        }
-    }
-}
-
 Expected<ir::TypeGraph> Reader::read() {
-    for (auto step :
-         {&Reader::readHeader, &Reader::readStrings, &Reader::findRecords, &Reader::decodeRecords,
-          &Reader::checkFuncTargets, &Reader::checkDeclTags, &Reader::checkLoops}) {
+    for (auto step : {&Reader::readHeader, &Reader::readStrings, &Reader::findRecords,
+                      &Reader::decodeRecords, &Reader::checkTypes}) {
         if (Expected<void> done = (this->*step)(); !done)
             return std::move(done).error();
     }
@@ -581,73 +554,16 @@ TypeId Reader::otherType(uint64_t at, const Field& field) {
     return ir::kVoidType;
 }
 
-Expected<void> Reader::checkFuncTargets() {
-    for (TypeId id = graph_.firstId(); id < endId_; ++id) {
-        if (graph_.kind(id) != Kind::Func)
-            continue;
-        const TypeId proto = graph_.target(id);
-        if (graph_.kind(proto) != Kind::FuncProto)
-            return error(recordAt(id) + kSizeOrTypeAt,
-                         describe(id) + ": refers to " + describe(proto) + ", not a FUNC_PROTO");
-    }
-    return {};
-}
-
-Expected<void> Reader::checkDeclTags() {
-    // How many members or parameters a tag's target has; nothing for kinds without components.
-    auto componentCount = [&](TypeId target) -> std::optional<size_t> {
-        switch (graph_.kind(target)) {
-        case Kind::Struct:
-        case Kind::Union:
-            return membersOf(graph_.get(target)).size();
-        case Kind::Func:
-            target = graph_.target(target); // a FUNC_PROTO: checkFuncTargets ran first
-            if (graph_.kind(target) != Kind::FuncProto)
-                return std::nullopt;
-            [[fallthrough]];
-        case Kind::FuncProto:
-            return graph_.getAs<ir::FuncProtoType>(target).params.size();
-        default:
-            return std::nullopt;
-        }
-    };
-    for (TypeId id = graph_.firstId(); id < endId_; ++id) {
-        if (graph_.kind(id) != Kind::DeclTag)
-            continue;
-        const auto tag = graph_.getAs<ir::DeclTagType>(id);
-        if (tag.componentIndex < 0)
-            continue;
-        const std::optional<size_t> count = componentCount(tag.type);
-        if (!count || static_cast<size_t>(tag.componentIndex) >= *count)
-            return error(recordAt(id) + kTypeRecordSize,
-                         describe(id) + ": component_idx " + std::to_string(tag.componentIndex) +
-                             " is out of range for " + describe(tag.type) + " (" +
-                             (count ? std::to_string(*count) : "no") + " members or parameters)");
-    }
-    return {};
-}
-
-Expected<void> Reader::checkLoops() {
-    if (!detail::anyLoop(graph_))
+Expected<void> Reader::checkTypes() {
+    const std::optional<TypeFault> fault = findTypeFault(graph_);
+    if (!fault)
         return {};
-    if (std::vector<TypeId> loop = findLoop(graph_, chainEdges); !loop.empty())
-        return error(recordAt(loop.front()), describe(loop.front()) +
-                                                 " is on a reference loop that never reaches a "
-                                                 "type with a size: " +
-                                                 describeLoop(loop));
-    if (std::vector<TypeId> loop = findLoop(graph_, valueEdges); !loop.empty()) {
-        // Name the struct or union: every loop left after the first check has one.
-        for (size_t i = 0; i < loop.size(); ++i) {
-            Kind kind = graph_.kind(loop[i]);
-            if (kind == Kind::Struct || kind == Kind::Union) {
-                std::rotate(loop.begin(), loop.begin() + static_cast<ptrdiff_t>(i), loop.end());
-                break;
-            }
-        }
-        return error(recordAt(loop.front()),
-                     describe(loop.front()) + " contains itself by value: " + describeLoop(loop));
-    }
-    return {};
+    uint64_t at = recordAt(fault->id);
+    if (fault->field == TypeFault::Field::Target)
+        at += kSizeOrTypeAt;
+    else if (fault->field == TypeFault::Field::ComponentIndex)
+        at += kTypeRecordSize;
+    return error(at, fault->what);
 }
 
 std::string Reader::describe(TypeId id, Kind kind, StrId name) const {
@@ -655,22 +571,6 @@ std::string Reader::describe(TypeId id, Kind kind, StrId name) const {
     if (std::string_view s = graph_.str(name); !s.empty())
         out += " " + quoted(s);
     return out;
-}
-
-std::string Reader::describe(TypeId id) const {
-    if (id == ir::kVoidType)
-        return "type [0] (void)";
-    return describe(id, graph_.kind(id), graph_.nameId(id));
-}
-
-std::string Reader::describeLoop(const std::vector<TypeId>& loop) const {
-    std::string out;
-    for (size_t i = 0; i < loop.size() && i < kMaxLoopShown; ++i)
-        out += "[" + std::to_string(loop[i]) + "] " +
-               std::string(ir::kindName(graph_.kind(loop[i]))) + " -> ";
-    if (loop.size() > kMaxLoopShown)
-        out += "... -> ";
-    return out + "[" + std::to_string(loop.front()) + "]";
 }
 
 Error Reader::error(uint64_t at, std::string_view what) const {
@@ -689,6 +589,21 @@ void Reader::note(uint64_t at, std::string_view what) {
 
 Expected<ir::TypeGraph> readBtf(std::span<const std::byte> bytes, const ReadOptions& options) {
     return Reader(bytes, options).read();
+}
+
+void judgePointerSize(ir::TypeGraph& graph) {
+    for (ir::TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+        if (graph.kind(id) != ir::Kind::Int)
+            continue;
+        auto type = graph.getAs<ir::IntType>(id);
+        std::string_view name = graph.str(type.name);
+        if ((type.size == 4 || type.size == 8) &&
+            (name == "long" || name == "long int" || name == "unsigned long" ||
+             name == "long unsigned int" || name == "unsigned long int")) {
+            graph.setPointerSize(static_cast<uint8_t>(type.size));
+            return;
+        }
+    }
 }
 
 bool looksLikeBtf(std::span<const std::byte> head) {

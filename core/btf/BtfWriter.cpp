@@ -28,8 +28,15 @@ class Encoder {
 public:
     Encoder(const ir::TypeGraph& graph, const WriteOptions& options)
         : graph_(graph), swap_(detail::needsSwap(options.byteOrder.value_or(graph.byteOrder()))),
-          funcAddresses_(options.funcAddresses), layout_(options.layout) {
-        if (const ir::TypeGraph* base = graph.base()) {
+          funcAddresses_(options.funcAddresses), layout_(options.layout),
+          flatten_(options.withBase && graph.base()) {
+        if (flatten_) {
+            std::vector<const ir::StringPool*> pools;
+            for (const ir::StringPool* pool = &graph.strings(); pool; pool = pool->base())
+                pools.push_back(pool);
+            for (auto pool = pools.rbegin(); pool != pools.rend(); ++pool)
+                strings_.insert(strings_.end(), (*pool)->bytes().begin(), (*pool)->bytes().end());
+        } else if (const ir::TypeGraph* base = graph.base()) {
             stringsStart_ = base->strings().endId(); // split offsets continue the base's section
         } else {
             strings_.push_back('\0'); // offset 0: the empty name
@@ -70,6 +77,7 @@ private:
     const bool swap_;
     const bool funcAddresses_;
     const bool layout_;
+    const bool flatten_; // withBase, for a split graph
     std::vector<std::byte> types_;
     std::vector<char> strings_;
     uint64_t stringsStart_ = 0; // the offset strings_[0] gets
@@ -79,7 +87,7 @@ private:
 };
 
 Expected<std::vector<std::byte>> Encoder::encode() {
-    for (TypeId id = graph_.firstId(); id < graph_.endId(); ++id) {
+    for (TypeId id = flatten_ ? 1 : graph_.firstId(); id < graph_.endId(); ++id) {
         Expected<void> done =
             std::visit([&](const auto& type) { return encode(id, type); }, graph_.get(id));
         if (!done)
@@ -89,7 +97,7 @@ Expected<std::vector<std::byte>> Encoder::encode() {
     // has the 2026 header but no section of its own: readers use its base's, and upstream pahole
     // writes none there either.
     const std::vector<std::byte> layout =
-        layout_ && !graph_.base() ? layoutSection() : std::vector<std::byte>{};
+        layout_ && (!graph_.base() || flatten_) ? layoutSection() : std::vector<std::byte>{};
     const uint32_t headerSize = layout_ ? kLayoutHeaderSize : kMinHeaderSize;
     constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
     if (headerSize + types_.size() + layout.size() + strings_.size() > kMaxU32 ||
@@ -284,6 +292,8 @@ void Encoder::putRecord(StrId name, uint32_t kind, uint32_t vlen, bool kindFlag,
 
 // Strings the base already has keep the base's offset, as libbpf does for split BTF.
 uint32_t Encoder::stringOffset(StrId name) {
+    if (flatten_)
+        return name;
     // Most names recur (member names above all): by id first, by text on first sight.
     const StrId own = name - graph_.strings().firstId(); // wraps for the base's: not cached
     if (own < offsetOfId_.size() && offsetOfId_[own] != kUnknownOffset)

@@ -21,6 +21,14 @@ for cmd in "" convert dump plugins; do
     grep -q 'usage: btforge' "$work/stdout" || fail "'btforge $cmd --help' prints no usage"
 done
 
+# --help names every plugin this build has (what 'btforge plugins' lists from the build tree).
+expect_status 0 "$BTFORGE" --help
+cp "$work/stdout" "$work/help"
+expect_status 0 "$BTFORGE" plugins
+for plugin in $(awk '$2 == "loader" || $2 == "emitter" { print $1 }' "$work/stdout" | sort -u); do
+    grep -qE "(: |, )$plugin([ ,]|\$)" "$work/help" || fail "--help does not name the plugin $plugin"
+done
+
 # Standard output that cannot be written (/dev/full): one line with the reason, exit 1 (diff: 2,
 # its status for any error).
 for args in --help --version "convert --help" plugins "dump $sample" "diff $sample $sample"; do

@@ -36,6 +36,12 @@ struct ReadOptions {
 BTFORGE_API Expected<ir::TypeGraph> readBtf(std::span<const std::byte> bytes,
                                             const ReadOptions& options);
 
+// BTF does not say how wide a pointer is; its `long` does (the kernel's and every C ABI btforge
+// knows has pointer-sized longs): sets the graph's pointer size from its own types. A graph
+// without a `long` keeps its base's, or the default. readBtf calls it; other loaders of BTF's
+// content (the json loader) too.
+BTFORGE_API void judgePointerSize(ir::TypeGraph& graph);
+
 // True when the bytes start with the BTF magic in either byte order.
 BTFORGE_API bool looksLikeBtf(std::span<const std::byte> head);
 

@@ -21,6 +21,10 @@ struct WriteOptions {
     // section, 24-bit vlen, and an addressed FUNC as a kind of its own (kFuncAddrKind) that the
     // section describes. Off: the classic 24-byte header, as every older reader expects.
     bool layout = false;
+    // A split graph as standalone BTF: its base's types, then its own, under the same ids; the
+    // string section is the base's and the graph's string pools end to end, so every name keeps
+    // its offset. For readers that take no base (libbpf 1.1 exports no btf__new_split).
+    bool withBase = false;
 };
 
 // The string section is rebuilt in first-use order (so the output is a function of the types

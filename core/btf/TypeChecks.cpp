@@ -1,0 +1,133 @@
+#include "btforge/btf/TypeChecks.h"
+
+#include "BtfCommon.h"
+#include "TypeLoops.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace btforge::btf {
+namespace {
+
+using detail::membersOf;
+using ir::Kind;
+using ir::TypeId;
+
+constexpr size_t kMaxLoopShown = 8;
+
+// The graph and the ids its messages show.
+struct Checked {
+    const ir::TypeGraph& graph;
+    std::span<const TypeId> shownIds;
+
+    std::string id(TypeId id) const {
+        const bool renamed = !shownIds.empty() && graph.isOwn(id);
+        return "[" + std::to_string(renamed ? shownIds[id - graph.firstId()] : id) + "]";
+    }
+    std::string describe(TypeId type) const {
+        if (type == ir::kVoidType)
+            return "type [0] (void)";
+        std::string out = "type " + id(type) + " " + std::string(ir::kindName(graph.kind(type)));
+        if (std::string_view s = graph.name(type); !s.empty())
+            out += " " + detail::quoted(s);
+        return out;
+    }
+    std::string describeLoop(const std::vector<TypeId>& loop) const {
+        std::string out;
+        for (size_t i = 0; i < loop.size() && i < kMaxLoopShown; ++i)
+            out += id(loop[i]) + " " + std::string(ir::kindName(graph.kind(loop[i]))) + " -> ";
+        if (loop.size() > kMaxLoopShown)
+            out += "... -> ";
+        return out + id(loop.front());
+    }
+};
+
+std::optional<TypeFault> checkFuncTargets(const Checked& c) {
+    const ir::TypeGraph& graph = c.graph;
+    for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+        if (graph.kind(id) != Kind::Func)
+            continue;
+        const TypeId proto = graph.target(id);
+        if (graph.kind(proto) != Kind::FuncProto)
+            return TypeFault{id, TypeFault::Field::Target,
+                             c.describe(id) + ": refers to " + c.describe(proto) +
+                                 ", not a FUNC_PROTO"};
+    }
+    return std::nullopt;
+}
+
+// How many members or parameters a tag's target has; nothing for kinds without components.
+std::optional<size_t> componentCount(const ir::TypeGraph& graph, TypeId target) {
+    switch (graph.kind(target)) {
+    case Kind::Struct:
+    case Kind::Union:
+        return membersOf(graph.get(target)).size();
+    case Kind::Func:
+        target = graph.target(target); // a FUNC_PROTO: checkFuncTargets ran first
+        if (graph.kind(target) != Kind::FuncProto)
+            return std::nullopt;
+        [[fallthrough]];
+    case Kind::FuncProto:
+        return graph.getAs<ir::FuncProtoType>(target).params.size();
+    default:
+        return std::nullopt;
+    }
+}
+
+std::optional<TypeFault> checkDeclTags(const Checked& c) {
+    const ir::TypeGraph& graph = c.graph;
+    for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
+        if (graph.kind(id) != Kind::DeclTag)
+            continue;
+        const auto tag = graph.getAs<ir::DeclTagType>(id);
+        if (tag.componentIndex < 0)
+            continue;
+        const std::optional<size_t> count = componentCount(graph, tag.type);
+        if (!count || static_cast<size_t>(tag.componentIndex) >= *count)
+            return TypeFault{
+                id, TypeFault::Field::ComponentIndex,
+                c.describe(id) + ": component_idx " + std::to_string(tag.componentIndex) +
+                    " is out of range for " + c.describe(tag.type) + " (" +
+                    (count ? std::to_string(*count) : "no") + " members or parameters)"};
+    }
+    return std::nullopt;
+}
+
+std::optional<TypeFault> checkLoops(const Checked& c) {
+    const ir::TypeGraph& graph = c.graph;
+    if (!detail::anyLoop(graph))
+        return std::nullopt;
+    if (std::vector<TypeId> loop = detail::findLoop(graph, detail::chainEdges); !loop.empty())
+        return TypeFault{loop.front(), TypeFault::Field::Record,
+                         c.describe(loop.front()) +
+                             " is on a reference loop that never reaches a type with a size: " +
+                             c.describeLoop(loop)};
+    if (std::vector<TypeId> loop = detail::findLoop(graph, detail::valueEdges); !loop.empty()) {
+        // Name the struct or union: every loop left after the first check has one.
+        for (size_t i = 0; i < loop.size(); ++i) {
+            Kind kind = graph.kind(loop[i]);
+            if (kind == Kind::Struct || kind == Kind::Union) {
+                std::rotate(loop.begin(), loop.begin() + static_cast<ptrdiff_t>(i), loop.end());
+                break;
+            }
+        }
+        return TypeFault{loop.front(), TypeFault::Field::Record,
+                         c.describe(loop.front()) +
+                             " contains itself by value: " + c.describeLoop(loop)};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<TypeFault> findTypeFault(const ir::TypeGraph& graph,
+                                       std::span<const TypeId> shownIds) {
+    const Checked checked{graph, shownIds};
+    for (auto check : {checkFuncTargets, checkDeclTags, checkLoops}) {
+        if (auto fault = check(checked))
+            return fault;
+    }
+    return std::nullopt;
+}
+
+} // namespace btforge::btf

@@ -1,0 +1,196 @@
+// Emitter "c": the C header `bpftool btf dump file X format c` prints (vmlinux.h), byte for byte.
+// The graph goes to libbpf as BTF in memory (btforge's writer; split BTF with its base, as one)
+// and libbpf's btf_dump prints every type in id order, as bpftool does, between the include
+// guard and the CO-RE pragma bpftool puts around them.
+#include "btforge/btf/BtfWriter.h"
+#include "btforge/plugin/Plugin.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace btforge {
+namespace {
+
+// What bpftool 7.1 prints before and after the types. BPF_NO_PRESERVE_ACCESS_INDEX lets a user
+// include the header without CO-RE relocations.
+constexpr std::string_view kPreamble =
+    "#ifndef __VMLINUX_H__\n"
+    "#define __VMLINUX_H__\n"
+    "\n"
+    "#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
+    "#pragma clang attribute push "
+    "(__attribute__((preserve_access_index)), apply_to = record)\n"
+    "#endif\n"
+    "\n";
+constexpr std::string_view kEpilogue = "#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
+                                       "#pragma clang attribute pop\n"
+                                       "#endif\n"
+                                       "\n"
+                                       "#endif /* __VMLINUX_H__ */\n";
+
+struct BtfFree {
+    void operator()(::btf* b) const { btf__free(b); }
+};
+using LibbpfBtf = std::unique_ptr<::btf, BtfFree>;
+
+struct BtfDumpFree {
+    void operator()(::btf_dump* d) const { btf_dump__free(d); }
+};
+
+Error libbpfError(const std::string& what, int error) {
+    return Error::badInput("libbpf " + what + ": " + std::strerror(error));
+}
+
+// Appends printf's output to `out`; returns where it starts.
+size_t appendFormatted(std::string& out, const char* format, va_list args) {
+    const size_t at = out.size();
+    va_list again;
+    va_copy(again, args);
+    const int length = std::vsnprintf(nullptr, 0, format, args);
+    if (length > 0) {
+        out.resize(at + static_cast<size_t>(length) + 1);
+        std::vsnprintf(out.data() + at, static_cast<size_t>(length) + 1, format, again);
+        out.resize(at + static_cast<size_t>(length));
+    }
+    va_end(again);
+    return at;
+}
+
+// What libbpf says while it reads and prints (a kind it cannot print where a type should be, in
+// BTF no compiler makes) would go to its own stderr, --quiet or not: it is kept here, as lines,
+// for the session's warnings. libbpf has one print function per process; the emitter sets it for
+// the time of one run.
+class LibbpfMessages {
+public:
+    LibbpfMessages() : previous_(libbpf_set_print(collect)) { sink_ = &text_; }
+    ~LibbpfMessages() {
+        libbpf_set_print(previous_);
+        sink_ = nullptr;
+    }
+    LibbpfMessages(const LibbpfMessages&) = delete;
+    LibbpfMessages& operator=(const LibbpfMessages&) = delete;
+
+    // Each distinct message once, the first few, as warnings naming libbpf.
+    void report(plugin::Diagnostics& diagnostics) const {
+        constexpr size_t kMaxShown = 5;
+        std::vector<std::string_view> seen;
+        size_t more = 0;
+        for (size_t at = 0, end; at < text_.size(); at = end + 1) {
+            end = std::min(text_.find('\n', at), text_.size());
+            const std::string_view line = std::string_view(text_).substr(at, end - at);
+            if (line.empty() || std::find(seen.begin(), seen.end(), line) != seen.end())
+                continue;
+            if (seen.size() == kMaxShown) {
+                ++more;
+                continue;
+            }
+            seen.push_back(line);
+            diagnostics.warning("-t c: " + std::string(line));
+        }
+        if (more)
+            diagnostics.warning("-t c: and " + std::to_string(more) + " other messages of libbpf");
+    }
+
+private:
+    static int collect(libbpf_print_level level, const char* format, va_list args) {
+        if (level != LIBBPF_DEBUG && sink_)
+            appendFormatted(*sink_, format, args);
+        return 0;
+    }
+
+    static inline std::string* sink_ = nullptr;
+    std::string text_;
+    libbpf_print_fn_t previous_;
+};
+
+// libbpf's reading of `graph`, a split graph's base included (bpftool prints the base's types
+// too), written in this machine's byte order, which libbpf prints from.
+Expected<LibbpfBtf> toLibbpf(const ir::TypeGraph& graph) {
+    auto bytes = btf::writeBtf(graph, {.byteOrder = ir::nativeByteOrder(), .withBase = true});
+    if (!bytes)
+        return std::move(bytes).error();
+    LibbpfBtf types(btf__new(bytes->data(), static_cast<uint32_t>(bytes->size())));
+    if (!types)
+        return libbpfError("refused the BTF", errno);
+    return types;
+}
+
+// btf_dump's output, gathered in one string, as bpftool 7.1 prints it. The libbpf bpftool is
+// built with and Debian's libbpf 1.1 differ in two things, which are turned into bpftool's:
+// libbpf 1.1 writes an empty parameter list as "()", bpftool "(void)"; libbpf 1.1 follows an
+// enum of 1 or 8 bytes with " __attribute__((mode(byte)))" or "(mode(word))", bpftool does not.
+// Both come as fragments of their own, so they are recognised without parsing C.
+class HeaderText {
+public:
+    explicit HeaderText(std::string_view preamble) : text_(preamble) {}
+
+    static void print(void* ctx, const char* format, va_list args) {
+        static_cast<HeaderText*>(ctx)->append(format, args);
+    }
+    std::string& text() { return text_; }
+
+private:
+    void append(const char* format, va_list args) {
+        if (std::string_view(format).starts_with(" __attribute__((mode("))
+            return;
+        const size_t at = appendFormatted(text_, format, args);
+        const std::string_view fragment = std::string_view(text_).substr(at);
+        if (fragment.empty())
+            return;
+        if (fragment == ")" && lastWasOpening_)
+            text_.insert(at, "void");
+        lastWasOpening_ = fragment == "(";
+    }
+
+    std::string text_;
+    bool lastWasOpening_ = false;
+};
+
+class CEmitter final : public plugin::Emitter {
+public:
+    Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest&, std::ostream& out,
+                        plugin::Session& session) override {
+        LibbpfMessages messages;
+        Expected<void> written = emitHeader(graph, out);
+        messages.report(session.diagnostics);
+        return written;
+    }
+
+private:
+    static Expected<void> emitHeader(const ir::TypeGraph& graph, std::ostream& out) {
+        auto types = toLibbpf(graph);
+        if (!types)
+            return std::move(types).error();
+        HeaderText header(kPreamble);
+        std::unique_ptr<::btf_dump, BtfDumpFree> dump(
+            btf_dump__new(types->get(), HeaderText::print, &header, nullptr));
+        if (!dump)
+            return libbpfError("cannot print the types", errno);
+        // Every type in id order, the base's too: each brings what it needs before it.
+        const uint32_t count = btf__type_cnt(types->get());
+        for (uint32_t id = 1; id < count; ++id) {
+            if (int err = btf_dump__dump_type(dump.get(), id); err < 0)
+                return libbpfError("cannot print type [" + std::to_string(id) + "]", -err);
+        }
+        std::string& text = header.text();
+        text += kEpilogue;
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        return {};
+    }
+};
+
+} // namespace
+} // namespace btforge
+
+BTFORGE_EMITTER_PLUGIN("c", "C header, as bpftool btf dump file X format c prints it (vmlinux.h)",
+                       btforge::CEmitter);

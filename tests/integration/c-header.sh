@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# c-header.sh MODE ...: the c emitter's header (-t c) against bpftool's (btf dump file X format c).
+#   btf [-B BASE] INPUT  the header of INPUT's BTF equals bpftool's, byte for byte, read by the
+#                        btf loader and through bpftool's JSON (the json loader)
+#   dwarf INPUT          the header made from INPUT's DWARF directly equals bpftool's header of
+#                        btforge's BTF of INPUT
+#   core VMLINUX SOURCE  a CO-RE program (SOURCE, reading task_struct) compiles with clang -target
+#                        bpf against the header of VMLINUX, whole and kept to task_struct,file
+#   misplaced            types C cannot put where BTF puts them (a FUNC, VAR or DATASEC as a
+#                        member's type: hostile BTF): the header is still bpftool's, and what
+#                        libbpf says of them are btforge's warnings, which --quiet silences
+source "$(dirname "$0")/lib.sh"
+
+mode=$1
+shift
+if [ "$mode" = misplaced ]; then
+    cat > "$work/misplaced.json" <<'EOF'
+{"types":[
+{"id":1,"kind":"INT","name":"int","size":4,"bits_offset":0,"nr_bits":32,"encoding":"SIGNED"},
+{"id":2,"kind":"FUNC_PROTO","name":"(anon)","ret_type_id":1,"params":[{"name":"a","type_id":5}]},
+{"id":3,"kind":"FUNC","name":"f","type_id":2,"linkage":"global"},
+{"id":4,"kind":"STRUCT","name":"s","size":4,"members":[{"name":"m","type_id":3,"bits_offset":0},
+ {"name":"n","type_id":5,"bits_offset":0},{"name":"o","type_id":6,"bits_offset":0}]},
+{"id":5,"kind":"VAR","name":"v","type_id":6,"linkage":"global"},
+{"id":6,"kind":"DATASEC","name":".data","size":4,"vars":[{"type_id":4,"offset":0,"size":4}]},
+{"id":7,"kind":"TYPEDEF","name":"t","type_id":3}]}
+EOF
+    "$BTFORGE" --quiet convert "$work/misplaced.json" -o "$work/misplaced.btf"
+    "$BPFTOOL" btf dump file "$work/misplaced.btf" format c > "$work/bpftool.h" 2> "$work/bpftool.err"
+    "$BTFORGE" convert "$work/misplaced.json" -t c -o "$work/misplaced.h" 2> "$work/stderr"
+    cmp "$work/bpftool.h" "$work/misplaced.h" || fail "the header differs from bpftool's"
+    grep -q '^btforge: warning: -t c: libbpf: ' "$work/stderr" || fail "libbpf's messages are not warnings"
+    ! grep -v '^btforge: warning: -t c: ' "$work/stderr" || fail "something else was printed"
+    "$BTFORGE" --quiet convert "$work/misplaced.json" -t c -o "$work/misplaced.h" 2> "$work/stderr"
+    [ ! -s "$work/stderr" ] || fail "--quiet printed: $(cat "$work/stderr")"
+    echo "misplaced types: bpftool's header; libbpf's messages are warnings, none with --quiet"
+    exit 0
+fi
+base=() base_bpftool=()
+if [ "${1:-}" = -B ]; then
+    require_file "$2" "fetch it with scripts/fetch-debian-kernel.sh"
+    base=(-B "$2") base_bpftool=(--base-btf "$2")
+    shift 2
+fi
+input=$1
+require_file "$input" "fetch it with scripts/fetch-debian-kernel.sh"
+
+# same_header EXPECTED GOT WHAT
+same_header() {
+    cmp "$1" "$2" || {
+        diff "$1" "$2" | head -20
+        fail "$3 differs from bpftool's header"
+    }
+}
+
+case "$mode" in
+btf)
+    "$BPFTOOL" btf dump file "$input" "${base_bpftool[@]}" format c > "$work/bpftool.h"
+    "$BTFORGE" --quiet convert "$input" -f btf "${base[@]}" -t c -o "$work/btf.h"
+    same_header "$work/bpftool.h" "$work/btf.h" "the header of $input's BTF"
+    "$BPFTOOL" btf dump file "$input" "${base_bpftool[@]}" -j > "$work/types.json"
+    "$BTFORGE" --quiet convert "$work/types.json" "${base[@]}" -t c -o "$work/json.h"
+    same_header "$work/bpftool.h" "$work/json.h" "the header of bpftool's JSON of $input"
+    echo "-t c equals bpftool's header from BTF and from JSON: $(wc -l < "$work/bpftool.h") lines"
+    ;;
+dwarf)
+    "$BTFORGE" --quiet convert "$input" -o "$work/dwarf.btf"
+    "$BPFTOOL" btf dump file "$work/dwarf.btf" format c > "$work/bpftool.h"
+    "$BTFORGE" --quiet convert "$input" -t c -o "$work/dwarf.h"
+    same_header "$work/bpftool.h" "$work/dwarf.h" "the header of $input's DWARF"
+    echo "DWARF -> C equals bpftool's header of btforge's BTF: $(wc -l < "$work/dwarf.h") lines"
+    ;;
+core)
+    source_file=$2
+    clang=$(command -v clang-19) || skip "clang-19 is not installed"
+    "$BTFORGE" --quiet convert "$input" -t c -o "$work/vmlinux.h"
+    "$BTFORGE" --quiet convert "$input" -t c --keep task_struct,file -o "$work/small.h"
+    [ "$(wc -l < "$work/small.h")" -lt "$(wc -l < "$work/vmlinux.h")" ] ||
+        fail "--keep did not make the header smaller"
+    for header in vmlinux.h small.h; do
+        mkdir -p "$work/${header%.h}"
+        cp "$work/$header" "$work/${header%.h}/vmlinux.h"
+        "$clang" -target bpf -O2 -g -I "$work/${header%.h}" -c "$source_file" \
+            -o "$work/${header%.h}.bpf.o" || fail "the CO-RE program does not compile against $header"
+        # CO-RE: the task_struct field reads are relocations libbpf resolves at load time.
+        "$BPFTOOL" btf dump file "$work/${header%.h}.bpf.o" > "$work/object.txt"
+        grep -q "STRUCT 'task_struct'" "$work/object.txt" ||
+            fail "the object compiled against $header does not describe task_struct"
+    done
+    echo "a CO-RE program compiles against the whole header ($(wc -l < "$work/vmlinux.h") lines)" \
+        "and against --keep task_struct,file ($(wc -l < "$work/small.h") lines)"
+    ;;
+*) fail "unknown mode $mode" ;;
+esac
