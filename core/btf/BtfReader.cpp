@@ -315,8 +315,10 @@ Expected<void> Reader::findRecords() {
                                  std::to_string(left) + " bytes left)");
         recordOffsets_.push_back(static_cast<uint32_t>(pos));
         pos += recordSize;
-        dropped.push_back(!known && !funcAddressKind);
-        if (dropped.back()) {
+        if (!known && !funcAddressKind) {
+            // Most files drop nothing: the marks are made at the first record dropped.
+            dropped.resize(recordOffsets_.size() - 1, false);
+            dropped.push_back(true);
             auto counted = std::find_if(droppedKinds_.begin(), droppedKinds_.end(),
                                         [&](const auto& k) { return k.first == kind; });
             if (counted == droppedKinds_.end())
@@ -327,8 +329,10 @@ Expected<void> Reader::findRecords() {
     }
     endId_ = id;
     fileEndId_ = id;
-    if (!droppedKinds_.empty())
+    if (!droppedKinds_.empty()) {
+        dropped.resize(recordOffsets_.size(), false);
         dropRecords(dropped);
+    }
     return {};
 }
 

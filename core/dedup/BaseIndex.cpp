@@ -3,7 +3,6 @@
 #include "../ir/TypeWalk.h"
 #include "TypeLabel.h"
 
-#include <algorithm>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -15,8 +14,8 @@ using ir::Kind;
 using ir::TypeId;
 
 // Kinds no unit type is ever equivalent to (units hold no functions or variables).
-bool outsideMerging(const ir::TypeGraph& base, TypeId id) {
-    switch (base.kind(id)) {
+bool outsideMerging(const ir::TypeGraph& base, Kind kind, TypeId id) {
+    switch (kind) {
     case Kind::Void:
     case Kind::Func:
     case Kind::Var:
@@ -94,8 +93,8 @@ std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, TypeId id) {
     });
 }
 
-uint64_t BaseIndex::nameKey(Kind kind, std::string_view name) {
-    return hashing::combineText(static_cast<uint64_t>(kind), name);
+uint64_t BaseIndex::nameKey(Kind kind, ir::StrId name) {
+    return hashing::combine(static_cast<uint64_t>(kind), name);
 }
 
 bool BaseIndex::foundByName(const ir::TypeGraph& graph, TypeId id) {
@@ -104,26 +103,32 @@ bool BaseIndex::foundByName(const ir::TypeGraph& graph, TypeId id) {
 
 BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) {
     const TypeId end = base.endId();
-    std::vector<uint64_t> shapeOfId(end, 0);
+    // Names and shapes take string ids for texts: one text, one id, else the first id of each
+    // text and no proof of minimality (kernels' BTF has each string once).
+    const ir::StringPool& strings = base.strings();
+    minimal_ = strings.uniqueStrings();
+    auto nameIdOf = [&](TypeId id) {
+        return minimal_ ? base.nameId(id) : *strings.find(base.name(id));
+    };
     // Anonymous types and their references (by id, from starts[id] to starts[id + 1]), for the
     // cycle check.
     std::vector<uint8_t> anonymous(end, 0);
     std::vector<uint32_t> starts(end + 1, 0);
     std::vector<TypeId> anonymousRefs;
-    std::vector<TypeId> refs;
+    std::vector<TypeId> refs, otherRefs;
     // A vmlinux has about a fifth of its types named and half anonymous.
     names_.reserve(end / 4);
     shapes_.reserve(end / 2);
     for (TypeId id = 1; id < end; ++id) {
         starts[id] = static_cast<uint32_t>(anonymousRefs.size());
-        if (outsideMerging(base, id))
-            continue;
         const Kind kind = base.kind(id);
-        if (foundByName(base, id)) {
-            const std::string_view name = base.name(id);
+        if (outsideMerging(base, kind, id))
+            continue;
+        if (kind != Kind::DeclTag && !base.name(id).empty()) { // foundByName
+            const ir::StrId name = nameIdOf(id);
             const uint64_t key = nameKey(kind, name);
             names_.forEach(key, [&](TypeId other) {
-                if (minimal_ && base.kind(other) == kind && base.name(other) == name &&
+                if (minimal_ && base.kind(other) == kind && base.nameId(other) == name &&
                     equivalent(world, other, id))
                     minimal_ = false;
                 return false;
@@ -133,19 +138,20 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
                 enumDeclarations_.push_back(id);
             continue;
         }
+        if (!minimal_)
+            continue; // shapes serve the lazy reading only
         refs.clear();
-        ir::forEachReference(base, id, [&](TypeId ref) { refs.push_back(ref); });
-        const uint64_t shape = detail::shapeOf(base, id, refs);
+        const uint64_t shape = detail::baseShapeOf(base, id, refs);
+        // Equal shapes are equal labels and references, but for a collision of hashes, which
+        // the labels rule out.
         shapes_.forEach(shape, [&](TypeId other) {
-            if (minimal_ && shapeOfId[other] == shape && world.label(other) == world.label(id)) {
-                const std::span<const uint32_t> theirs = world.refs(other);
-                if (std::equal(theirs.begin(), theirs.end(), refs.begin(), refs.end()))
-                    minimal_ = false;
-            }
+            otherRefs.clear();
+            if (minimal_ && detail::baseShapeOf(base, other, otherRefs) == shape &&
+                otherRefs == refs && world.label(other) == world.label(id))
+                minimal_ = false;
             return false;
         });
         shapes_.insert(shape, id);
-        shapeOfId[id] = shape;
         if (kind != Kind::DeclTag) {
             anonymous[id] = 1;
             anonymousRefs.insert(anonymousRefs.end(), refs.begin(), refs.end());

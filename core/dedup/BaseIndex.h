@@ -1,11 +1,12 @@
 // What merging needs to find a unit's types among a base's (a module's among vmlinux's) without
-// labelling and hashing every base type: named types by kind and name, the others by shape (their
-// label without list names, and their references, TypeLabel.h), which a unit type whose
-// references are already matched can be looked up by. Built in one pass over the base.
+// hashing every base type's structure: named types by kind and name, the others by shape (their
+// label and their references, TypeLabel.h), which a unit type whose references are already
+// matched can be looked up by. Built in one pass over the base.
 //
 // Finding types this way is exact only when no two base types are equivalent (then a unit type
 // is equivalent to at most one of them, and a walk proves which). The pass proves that too, from
-// three facts it checks:
+// three facts it checks, on a base whose string section holds each text once (names are then
+// compared as string ids; kernels' BTF is made so):
 //   1. no two anonymous types have the same label and the same references (shape duplicates);
 //   2. no cycle of references runs through anonymous types only;
 //   3. no two named types of one kind and name are equivalent (checked by walking each pair).
@@ -22,6 +23,7 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -45,12 +47,15 @@ public:
     // true.
     template <typename Visit>
     void forEachNamed(ir::Kind kind, std::string_view name, Visit&& visit) const {
-        names_.forEach(nameKey(kind, name), [&](ir::TypeId id) {
-            return base_.kind(id) == kind && base_.name(id) == name && visit(id);
+        const std::optional<ir::StrId> id = base_.strings().find(name);
+        if (!id)
+            return;
+        names_.forEach(nameKey(kind, *id), [&](ir::TypeId type) {
+            return base_.kind(type) == kind && base_.name(type) == name && visit(type);
         });
     }
     // Calls visit(id) for each base type found by shape whose shape may be `shape` (equal
-    // shapes, and a few unequal ones: callers compare labels), in id order, until it returns
+    // shapes, and rarely unequal ones: callers compare labels), in id order, until it returns
     // true.
     template <typename Visit> void forEachShaped(uint64_t shape, Visit&& visit) const {
         shapes_.forEach(shape, visit);
@@ -62,7 +67,7 @@ public:
     std::span<const ir::TypeId> enumDeclarations() const { return enumDeclarations_; }
 
 private:
-    static uint64_t nameKey(ir::Kind kind, std::string_view name);
+    static uint64_t nameKey(ir::Kind kind, ir::StrId name);
 
     const ir::TypeGraph& base_;
     support::HashIndex names_;

@@ -2,20 +2,21 @@
 
 #include "../ir/TypeWalk.h"
 
+#include <optional>
 #include <string_view>
 
 namespace btforge::dedup::detail {
 namespace {
 
-// Calls sink.number(uint64_t) and sink.text(std::string_view) for each label field, kind first;
-// the names in lists (members, enumerators, parameters) go to sink.listText. Lists are preceded
-// by their length, so the field sequence determines the label (texts are length-prefixed by
-// hashing::forEachWord).
+// Calls sink.number(uint64_t) for each label field, kind first, and sink.name(graph, StrId) for
+// each name (the type's, its members', enumerators', parameters', a VAR's section). Lists are
+// preceded by their length, so the field sequence determines the label (sinks hash names as
+// length-prefixed texts, or as ids where one id stands for one text).
 template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const T& t, Sink& sink) {
     sink.number(static_cast<uint64_t>(T::kKind));
-    auto listText = [&](ir::StrId name) { sink.listText(g, name); };
+    auto listText = [&](ir::StrId name) { sink.name(g, name); };
     if constexpr (!std::is_same_v<T, ir::VoidType>)
-        sink.text(g.str(t.name));
+        sink.name(g, t.name);
     if constexpr (std::is_same_v<T, ir::IntType>) {
         sink.number(t.size);
         sink.number(t.encoding);
@@ -58,7 +59,7 @@ template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const
         sink.number(static_cast<uint64_t>(t.linkage));
         sink.number(t.address.has_value());
         sink.number(t.address.value_or(0));
-        sink.text(g.str(t.section));
+        sink.name(g, t.section);
     } else if constexpr (std::is_same_v<T, ir::DatasecType>) {
         sink.number(t.size);
         sink.number(t.entries.size());
@@ -81,18 +82,17 @@ struct LabelHasher {
         hash.first = hashing::combine(hash.first, v);
         hash.second = hashing::mix<0x452821e638d01377ull, 0xbe5466cf34e90c6cull>(hash.second, v);
     }
-    void text(std::string_view s) {
-        hashing::forEachWord(s, [&](uint64_t w) { number(w); });
+    void name(const ir::TypeGraph& g, ir::StrId id) {
+        hashing::forEachWord(g.str(id), [&](uint64_t w) { number(w); });
     }
-    void listText(const ir::TypeGraph& g, ir::StrId name) { text(g.str(name)); }
 };
 
-// One 64-bit hash of the label without the names in lists.
-struct ShapeHasher {
+// One 64-bit hash of the label with names as ids `nameId` gives (shapes, TypeLabel.h).
+template <typename NameId> struct ShapeHasher {
+    NameId nameId;
     uint64_t hash = 0x3c6ef372fe94f82bull;
     void number(uint64_t v) { hash = hashing::combine(hash, v); }
-    void text(std::string_view s) { hash = hashing::combineText(hash, s); }
-    void listText(const ir::TypeGraph&, ir::StrId) {}
+    void name(const ir::TypeGraph& g, ir::StrId id) { number(nameId(g, id)); }
 };
 
 } // namespace
@@ -106,11 +106,31 @@ LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>
     return hasher.hash;
 }
 
-uint64_t shapeOf(const ir::TypeGraph& g, ir::TypeId id, std::span<const ir::TypeId> refs) {
-    ShapeHasher hasher;
+uint64_t shapeOf(const ir::TypeGraph& g, ir::TypeId id, std::span<const ir::TypeId> refs,
+                 const ir::StringPool& baseStrings) {
+    // A name the base does not have: no base type has this label.
+    constexpr uint64_t kNowhere = UINT64_MAX;
+    auto baseId = [&](const ir::TypeGraph& graph, ir::StrId name) -> uint64_t {
+        const std::optional<ir::StrId> found = baseStrings.find(graph.str(name));
+        return found ? *found : kNowhere;
+    };
+    ShapeHasher<decltype(baseId)> hasher{baseId};
     g.visit(id, [&](const auto& t) { describe(g, t, hasher); });
     for (ir::TypeId ref : refs)
         hasher.number(ref);
+    return hasher.hash;
+}
+
+uint64_t baseShapeOf(const ir::TypeGraph& base, ir::TypeId id, std::vector<ir::TypeId>& refs) {
+    auto ownId = [](const ir::TypeGraph&, ir::StrId name) -> uint64_t { return name; };
+    ShapeHasher<decltype(ownId)> hasher{ownId};
+    const size_t first = refs.size();
+    base.visit(id, [&](const auto& t) {
+        describe(base, t, hasher);
+        ir::forEachReference(t, [&](ir::TypeId ref) { refs.push_back(ref); });
+    });
+    for (size_t i = first; i < refs.size(); ++i)
+        hasher.number(refs[i]);
     return hasher.hash;
 }
 

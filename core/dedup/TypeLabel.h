@@ -22,10 +22,13 @@ namespace btforge::dedup::detail {
 // `refs`.
 LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>& refs);
 
-// A type's shape: its label without the names in its lists (members, enumerators, parameters),
-// and the ids `refs` it is given for its references. Types with equal labels and the same
-// references have equal shapes, so a shape finds, among a graph's types, the candidates for one
-// whose references are settled; it is cheap to take for many types (no member name is read).
-uint64_t shapeOf(const ir::TypeGraph& g, ir::TypeId id, std::span<const ir::TypeId> refs);
+// A type's shape: 64 bits of its label, with names as the base's string ids (one id per text:
+// StringPool::uniqueStrings), and of the ids `refs` it is given for its references. A unit type
+// whose references are settled has the shape of the base type equal to it, if any; a base's
+// shapes cost no text hashing.
+uint64_t shapeOf(const ir::TypeGraph& g, ir::TypeId id, std::span<const ir::TypeId> refs,
+                 const ir::StringPool& baseStrings);
+// The shape of a type of the base itself, with its own references, which are appended to `refs`.
+uint64_t baseShapeOf(const ir::TypeGraph& base, ir::TypeId id, std::vector<ir::TypeId>& refs);
 
 } // namespace btforge::dedup::detail

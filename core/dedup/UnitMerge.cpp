@@ -195,7 +195,8 @@ void GraphMerger::State::matchBase(const PreparedUnit& unit, uint32_t unitOrder)
                 refs.push_back(map[ref]);
             }
             if (settled)
-                baseIndex->forEachShaped(detail::shapeOf(graph, id, refs), tryCandidate(id));
+                baseIndex->forEachShaped(detail::shapeOf(graph, id, refs, base->strings()),
+                                         tryCandidate(id));
         }
         if (!matched) {
             for (TypeId id : members)

@@ -179,8 +179,10 @@ void StringPool::adoptSection(std::span<const char> section) {
     // string or the free slot (reserve() made room).
     const size_t mask = slots_.size() - 1;
     size_t start = base_ ? 0 : 1;
+    unique_ = true;
     while (start < bytes_.size()) {
         const std::string_view s(bytes_.data() + start);
+        unique_ = unique_ && !s.empty(); // "" is offset 0's
         if (!s.empty()) {
             const uint32_t hash = hashString(s);
             size_t i = hash & mask;
@@ -194,6 +196,8 @@ void StringPool::adoptSection(std::span<const char> section) {
             if (slots_[i].local == 0) {
                 slots_[i] = {hash, static_cast<StrId>(start) + 1};
                 ++used_;
+            } else {
+                unique_ = false;
             }
         }
         start += s.size() + 1;

@@ -50,6 +50,9 @@ public:
     // Adopts a whole string section as read from BTF, keeping its offsets. The caller has checked
     // that it starts with NUL (when not split) and ends with NUL.
     void adoptSection(std::span<const char> section);
+    // Whether each text has one id: always for interned strings; for an adopted section, when it
+    // holds no text twice (nor an empty string but at its start).
+    bool uniqueStrings() const { return unique_; }
 
 private:
     // `s` holds no NUL and is not empty; `hash` is hashString(s). Here or in the base.
@@ -74,6 +77,7 @@ private:
     std::vector<char> bytes_;
     std::vector<Slot> slots_;
     size_t used_ = 0;
+    bool unique_ = true;
     // internAll's scratch, kept so a pool interning batch after batch does not allocate.
     std::vector<std::string_view> cut_;
     std::vector<uint32_t> hashes_;
