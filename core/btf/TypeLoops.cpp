@@ -56,21 +56,28 @@ void valueEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out)
 bool anyLoop(const ir::TypeGraph& graph) {
     const TypeId first = graph.firstId();
     const uint32_t count = graph.ownCount();
-    auto own = [&](TypeId id) { return id >= first && id < graph.endId(); };
-    // Each type's chain target (void for none), whether it is a pointer, whether it has members.
+    auto own = [&](TypeId id) { return id - first < count; }; // wraps below first
+    // Each type's chain target (void for none), whether it is a pointer, and a composite's
+    // member types (from memberStart[i] to memberStart[i + 1]).
     std::vector<TypeId> chain(count, ir::kVoidType);
     std::vector<uint8_t> pointer(count, 0), composite(count, 0);
+    std::vector<uint32_t> memberStart(count + 1, 0);
+    std::vector<TypeId> members;
     for (uint32_t i = 0; i < count; ++i) {
+        memberStart[i] = static_cast<uint32_t>(members.size());
         graph.visit(first + i, [&](const auto& t) {
             using T = std::decay_t<decltype(t)>;
             if constexpr (isChainKind<T>)
                 chain[i] = chainTarget(t);
             pointer[i] = std::is_same_v<T, ir::PtrType>;
-            composite[i] = requires {
-                t.members;
-            };
+            if constexpr (requires { t.members; }) {
+                composite[i] = 1;
+                for (const ir::Member& m : t.members)
+                    members.push_back(m.type);
+            }
         });
     }
+    memberStart[count] = static_cast<uint32_t>(members.size());
     // Chains: each type has at most one edge, so following them from every type, marking the
     // way, meets a type on the current way only on a loop.
     enum : uint8_t { kUnvisited, kOnPath, kDone };
@@ -91,45 +98,39 @@ bool anyLoop(const ir::TypeGraph& graph) {
     }
     // By value, chains (but pointers) end at a struct or union, or nowhere: a loop goes through
     // composites only, each holding the composites its members' chains end at.
-    std::vector<TypeId> endOf(count, ir::kVoidType);
+    constexpr uint32_t kNowhere = UINT32_MAX;
+    std::vector<uint32_t> endOf(count, kNowhere);
     for (uint32_t i = 0; i < count; ++i) {
         TypeId at = first + i;
         while (own(at) && !composite[at - first] && !pointer[at - first])
             at = chain[at - first];
-        endOf[i] = own(at) && composite[at - first] ? at : ir::kVoidType;
+        if (own(at) && composite[at - first])
+            endOf[i] = at - first;
     }
     std::fill(state.begin(), state.end(), kUnvisited);
-    std::vector<std::pair<uint32_t, std::vector<TypeId>>> path; // composite, what it holds
+    std::vector<std::pair<uint32_t, uint32_t>> path; // composite, its next member
     for (uint32_t root = 0; root < count; ++root) {
         if (!composite[root] || state[root] != kUnvisited)
             continue;
-        auto enter = [&](uint32_t node) {
-            state[node] = kOnPath;
-            std::vector<TypeId> held;
-            graph.visit(first + node, [&](const auto& t) {
-                if constexpr (requires { t.members; }) {
-                    for (const ir::Member& m : t.members) {
-                        if (own(m.type) && endOf[m.type - first] != ir::kVoidType)
-                            held.push_back(endOf[m.type - first]);
-                    }
-                }
-            });
-            path.emplace_back(node, std::move(held));
-        };
-        enter(root);
+        state[root] = kOnPath;
+        path.assign(1, {root, memberStart[root]});
         while (!path.empty()) {
-            auto& [node, held] = path.back();
-            if (held.empty()) {
+            auto& [node, next] = path.back();
+            if (next == memberStart[node + 1]) {
                 state[node] = kDone;
                 path.pop_back();
                 continue;
             }
-            const uint32_t next = held.back() - first;
-            held.pop_back();
-            if (state[next] == kOnPath)
+            const TypeId member = members[next++];
+            if (!own(member) || endOf[member - first] == kNowhere)
+                continue;
+            const uint32_t held = endOf[member - first];
+            if (state[held] == kOnPath)
                 return true;
-            if (state[next] == kUnvisited)
-                enter(next);
+            if (state[held] == kUnvisited) {
+                state[held] = kOnPath;
+                path.emplace_back(held, memberStart[held]);
+            }
         }
     }
     return false;

@@ -22,7 +22,11 @@ FunctionAppender::FunctionAppender(TypeGraph& graph)
     }
     // One pass over the graph and its base, last id first so that each chain is in id order:
     // prototypes to share, and the base's FUNCs and DECL_TAGs that new ones may turn out to be.
+    protos_->index.reserve(graph.endId() / 4);
     for (TypeId id = graph.endId() - 1; id > kVoidType; --id) {
+        const Kind kind = graph.kind(id);
+        if (kind != Kind::FuncProto && kind != Kind::Func && kind != Kind::DeclTag)
+            continue;
         graph.visit(id, [&](const auto& t) {
             using T = std::decay_t<decltype(t)>;
             if constexpr (std::is_same_v<T, FuncProtoType>) {

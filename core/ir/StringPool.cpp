@@ -4,7 +4,9 @@
 #include "support/Prefetch.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <utility>
 
 namespace btforge::ir {
 namespace {
@@ -31,9 +33,46 @@ std::string_view cutAtNul(std::string_view s) {
     return s.substr(0, i);
 }
 
-// The upper half of the text's hash.
+constexpr uint64_t kSeed = 0x243f6a8885a308d3ull;
+
+uint32_t upperHalf(uint64_t hash) {
+    return static_cast<uint32_t>(hash >> 32);
+}
+
+// The upper half of the text's hash: its bytes eight at a time in memory order (the last word
+// zero-padded), then its length, so that hashTerminated can take it in one pass.
 uint32_t hashString(std::string_view s) {
-    return static_cast<uint32_t>(hashing::combineText(0x243f6a8885a308d3ull, s) >> 32);
+    uint64_t h = kSeed;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8)
+        h = hashing::combine(h, loadWord(s.data() + i, 8));
+    if (i < s.size())
+        h = hashing::combine(h, loadWord(s.data() + i, s.size() - i));
+    return upperHalf(hashing::combine(h, s.size()));
+}
+
+// hashString of the NUL-terminated text at `p`, and its length, reading no byte at or past `end`
+// (there is a NUL before it): measuring and hashing a section's strings in one pass.
+std::pair<uint32_t, size_t> hashTerminated(const char* p, const char* end) {
+    constexpr uint64_t kLows = 0x7f7f7f7f7f7f7f7full;
+    uint64_t h = kSeed;
+    for (size_t i = 0;; i += 8) {
+        const size_t left = static_cast<size_t>(end - p) - i;
+        const uint64_t w = left >= 8 ? loadWord(p + i, 8) : loadWord(p + i, left);
+        // A byte's high bit is set exactly where it is zero.
+        const uint64_t zeros = ~(((w & kLows) + kLows) | w | kLows);
+        if (zeros == 0) {
+            h = hashing::combine(h, w);
+            continue;
+        }
+        const bool little = std::endian::native == std::endian::little;
+        const unsigned before = (little ? std::countr_zero(zeros) : std::countl_zero(zeros)) / 8;
+        if (before != 0) {
+            const uint64_t kept = ~0ull >> (64 - 8 * before);
+            h = hashing::combine(h, w & (little ? kept : ~(~0ull >> (8 * before))));
+        }
+        return {upperHalf(hashing::combine(h, i + before)), i + before};
+    }
 }
 
 } // namespace
@@ -171,20 +210,23 @@ void StringPool::adoptSection(std::span<const char> section) {
     bytes_.assign(section.begin(), section.end());
     slots_.assign(64, Slot{});
     used_ = 0;
-    // Sized once for every string the section may hold (one per NUL): growing the index step by
-    // step rehashed a vmlinux's 100,000 strings ten times, for each module over it.
-    reserve(static_cast<size_t>(std::count(bytes_.begin(), bytes_.end(), '\0')));
+    // Sized once for a section of kernel names, which average 25 bytes: growing the index step
+    // by step rehashed a vmlinux's 100,000 strings ten times, for each module over it.
+    reserve(bytes_.size() / 24 + 64);
     // Index every string that starts right after a NUL (or at the start of a split section),
     // skipping ones already indexed so the first copy keeps its offset: one probe finds an equal
-    // string or the free slot (reserve() made room).
-    const size_t mask = slots_.size() - 1;
+    // string or the free slot.
     size_t start = base_ ? 0 : 1;
     unique_ = true;
+    const char* end = bytes_.data() + bytes_.size();
     while (start < bytes_.size()) {
-        const std::string_view s(bytes_.data() + start);
+        const auto [hash, length] = hashTerminated(bytes_.data() + start, end);
+        const std::string_view s(bytes_.data() + start, length);
         unique_ = unique_ && !s.empty(); // "" is offset 0's
         if (!s.empty()) {
-            const uint32_t hash = hashString(s);
+            if ((used_ + 1) * 4 > slots_.size() * 3)
+                grow();
+            const size_t mask = slots_.size() - 1;
             size_t i = hash & mask;
             for (; slots_[i].local != 0; i = (i + 1) & mask) {
                 const StrId local = slots_[i].local - 1;
