@@ -222,6 +222,14 @@ bool GraphMerger::lazyBase() const {
     return state_->lazyBase();
 }
 
+GraphMerger::BaseUse GraphMerger::baseUse() const {
+    const State& s = *state_;
+    if (!s.base)
+        return {};
+    return {static_cast<uint32_t>(std::count(s.baseMatched.begin(), s.baseMatched.end(), 1)),
+            s.lazyBase() ? s.baseWorld->materialized() : s.firstOwn - 1};
+}
+
 uint32_t GraphMerger::provisionalCount() const {
     return state_->merged.ownCount();
 }

@@ -110,6 +110,13 @@ public:
     const BaseIndex* baseIndex() const;
     // Whether base types are read lazily (a minimal base): then early enum resolution holds.
     bool lazyBase() const;
+    // What merging used of the base so far (--stats): the base types unit types were found to
+    // be, and the base types it read (all of them, when not lazily).
+    struct BaseUse {
+        uint32_t matched = 0;
+        uint32_t read = 0;
+    };
+    BaseUse baseUse() const;
     // The bytes the merger holds: its world and index, the merged types, merging's scratch.
     size_t memoryUsage() const;
 

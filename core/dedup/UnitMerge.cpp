@@ -104,6 +104,8 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
         assert(target < merged.endId() && "pre-mapped to a merged type");
         map[id] = canonical(target);
         ++seen;
+        if (!isOwn(map[id]))
+            noteBaseMatch(map[id]);
         if (lazyBase() && !isOwn(target)) {
             const ir::Kind kind = unit.unit_->kind(id);
             if (kind == ir::Kind::Enum || kind == ir::Kind::Enum64) {
@@ -242,6 +244,8 @@ bool GraphMerger::State::matchFrom(const PreparedUnit& unit, TypeId root, TypeId
             map[node] = to;
             if (isOwn(to))
                 ownKey[to - firstOwn] = std::min(ownKey[to - firstOwn], unitKey(unitOrder, node));
+            else
+                noteBaseMatch(to);
         }
         tentative[node] = kUnmapped;
     }

@@ -307,6 +307,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     // that wrong for this input; then they are read and merged again without.
     std::optional<UnitPipeline> pipeline;
     dedup::GraphMerger::Result merged;
+    dedup::GraphMerger::BaseUse baseUse;
     for (bool resolveEnums : {true, false}) {
         report = DwarfConversionReport();
         report.registerCheck = registerCheck;
@@ -318,6 +319,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
             return std::move(ran).error();
         if (stats)
             stats->hold(plugin::holder::kMerger, pipeline->merger().memoryUsage());
+        baseUse = pipeline->merger().baseUse();
         plugin::PhaseTimer dedupTimer(stats, plugin::phase::kDedup);
         merged = std::move(pipeline->merger()).finish(&session.tasks);
         if (!merged.earlyEnumRedefined)
@@ -342,14 +344,9 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         stats->addCount("types before dedup", report.typesBeforeDedup);
         stats->addCount("types after dedup", graph.ownCount());
         stats->addCount("base types", baseEnd - 1);
-        // Base types the unit's types turned out to be: what the module shares with its base.
-        std::vector<bool> touched(baseEnd, false);
-        for (TypeId id = baseEnd; id < finalIds.size(); ++id) {
-            if (finalIds[id] > ir::kVoidType && finalIds[id] < baseEnd)
-                touched[finalIds[id]] = true;
-        }
-        stats->addCount("base types touched",
-                        static_cast<uint64_t>(std::count(touched.begin(), touched.end(), true)));
+        // What the module shares with its base, and what merging had to read of it.
+        stats->addCount("base types matched", baseUse.matched);
+        stats->addCount("base types read", baseUse.read);
     }
 
     {
