@@ -51,34 +51,25 @@ bool hasSection(std::span<const std::byte> image, const std::string& sectionName
     return found && *found;
 }
 
-Expected<std::optional<std::vector<std::byte>>> readSection(std::span<const std::byte> image,
-                                                            const std::string& fileName,
-                                                            const std::string& sectionName) {
+Expected<std::optional<std::span<const std::byte>>> sectionView(std::span<const std::byte> image,
+                                                                const std::string& fileName,
+                                                                const std::string& sectionName) {
     auto e = openImage(image);
     if (!e || elf_kind(e.get()) != ELF_K_ELF)
         return elfError(fileName, "not a valid ELF file");
-    std::optional<std::vector<std::byte>> bytes;
+    std::optional<std::span<const std::byte>> bytes;
     std::optional<Error> error;
     auto found = findSection(
-        e.get(), image, fileName, [&](Elf_Scn* scn, const GElf_Shdr& shdr, std::string_view name) {
+        e.get(), image, fileName, [&](Elf_Scn*, const GElf_Shdr& shdr, std::string_view name) {
             if (name != sectionName)
                 return false;
-            if (shdr.sh_type == SHT_NOBITS) {
+            if (shdr.sh_type == SHT_NOBITS)
                 bytes.emplace();
-                return true;
-            }
-            if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset) {
+            else if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset)
                 error = Error::badInput(fileName + ": section " + sectionName +
                                         " extends past the end of the file");
-                return true;
-            }
-            Elf_Data* data = elf_rawdata(scn, nullptr);
-            if (!data) {
-                error = elfError(fileName, "cannot read section " + sectionName);
-                return true;
-            }
-            auto* begin = static_cast<const std::byte*>(data->d_buf);
-            bytes.emplace(begin, begin + data->d_size);
+            else
+                bytes = image.subspan(shdr.sh_offset, shdr.sh_size);
             return true;
         });
     if (!found)
@@ -86,6 +77,17 @@ Expected<std::optional<std::vector<std::byte>>> readSection(std::span<const std:
     if (error)
         return std::move(*error);
     return bytes;
+}
+
+Expected<std::optional<std::vector<std::byte>>> readSection(std::span<const std::byte> image,
+                                                            const std::string& fileName,
+                                                            const std::string& sectionName) {
+    auto view = sectionView(image, fileName, sectionName);
+    if (!view)
+        return std::move(view).error();
+    if (!*view)
+        return std::optional<std::vector<std::byte>>();
+    return std::optional<std::vector<std::byte>>(std::in_place, (*view)->begin(), (*view)->end());
 }
 
 } // namespace btforge::elf

@@ -28,13 +28,15 @@ public:
         if (!elf::looksLikeElf(file->bytes()))
             return btf::readBtf(file->bytes(), options);
 
-        auto section = elf::readSection(file->bytes(), request.path, ".BTF");
+        // Views into the input, which outlives the reading: a vmlinux's .BTF is not copied for
+        // every module over it.
+        auto section = elf::sectionView(file->bytes(), request.path, ".BTF");
         if (!section)
             return std::move(section).error();
         if (!*section)
             return Error::badInput(request.path + ": ELF file has no .BTF section");
         options.sourceName = request.path + ": .BTF";
-        auto distilled = elf::readSection(file->bytes(), request.path, ".BTF.base");
+        auto distilled = elf::sectionView(file->bytes(), request.path, ".BTF.base");
         if (!distilled)
             return std::move(distilled).error();
         if (!*distilled)

@@ -14,8 +14,14 @@ namespace btforge::elf {
 
 BTFORGE_API bool looksLikeElf(std::span<const std::byte> head);
 
-// The bytes of the named section of an ELF image held in memory, or nullopt if it has none.
-// Errors name the file and what is malformed.
+// The bytes of the named section of an ELF image held in memory, as they lie in the image (a
+// compressed section stays compressed; SHT_NOBITS: none), or nullopt if it has none. Errors name
+// the file and what is malformed.
+BTFORGE_API Expected<std::optional<std::span<const std::byte>>>
+sectionView(std::span<const std::byte> image, const std::string& fileName,
+            const std::string& sectionName);
+
+// The same bytes, copied.
 BTFORGE_API Expected<std::optional<std::vector<std::byte>>>
 readSection(std::span<const std::byte> image, const std::string& fileName,
             const std::string& sectionName);
