@@ -1,0 +1,126 @@
+// Emitter "layout": struct and union layouts as upstream pahole prints them (docs/layout.md).
+#include "LayoutOptions.h"
+#include "LayoutPrinter.h"
+
+#include "btforge/plugin/Plugin.h"
+
+#include <ostream>
+#include <unordered_map>
+
+namespace btforge {
+namespace {
+
+using layout::LayoutOptions;
+
+bool isComposite(ir::Kind kind) {
+    return kind == ir::Kind::Struct || kind == ir::Kind::Union;
+}
+
+// pahole shows a struct once when several of its name have the same members at the same
+// offsets (the same header in units that see different member types).
+bool sameLayout(const layout::ClassLayout& a, const layout::ClassLayout& b,
+                const ir::TypeGraph& graph) {
+    if (a.isUnion != b.isUnion || a.size != b.size || a.members.size() != b.members.size())
+        return false;
+    for (size_t i = 0; i < a.members.size(); ++i) {
+        const auto& x = a.members[i];
+        const auto& y = b.members[i];
+        if (graph.str(x.member.name) != graph.str(y.member.name) ||
+            x.member.bitOffset != y.member.bitOffset ||
+            x.member.bitfieldSize != y.member.bitfieldSize || x.byteSize != y.byteSize)
+            return false;
+    }
+    return true;
+}
+
+class LayoutEmitter final : public plugin::Emitter {
+public:
+    Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest& request,
+                        std::ostream& out, plugin::Session& session) override {
+        auto options = layout::parseLayoutOptions(request.options);
+        if (!options)
+            return std::move(options).error();
+        layout::LayoutPrinter printer(graph, *options);
+        std::string text;
+        if (!options->classes.empty()) {
+            auto found = findClasses(graph, *options, session);
+            if (!found)
+                return std::move(found).error();
+            for (ir::TypeId id : *found) {
+                printOne(printer, graph, id, *options, text);
+                text += '\n';
+            }
+        } else {
+            printAll(printer, graph, *options, text);
+        }
+        out << text;
+        return {};
+    }
+
+private:
+    // The types -C names, in its order; the first of each name.
+    static Expected<std::vector<ir::TypeId>> findClasses(const ir::TypeGraph& graph,
+                                                         const LayoutOptions& options,
+                                                         plugin::Session& session) {
+        std::unordered_map<std::string_view, ir::TypeId> byName;
+        for (ir::TypeId id = 1; id < graph.endId(); ++id) {
+            ir::Kind kind = graph.kind(id);
+            if (isComposite(kind) || kind == ir::Kind::Enum || kind == ir::Kind::Enum64 ||
+                kind == ir::Kind::Typedef)
+                byName.emplace(graph.name(id), id);
+        }
+        std::vector<ir::TypeId> ids;
+        for (const std::string& name : options.classes) {
+            auto found = byName.find(name);
+            if (found != byName.end()) {
+                ids.push_back(found->second);
+                continue;
+            }
+            if (!options.skipMissing)
+                return Error::badInput("type '" + name + "' not found");
+            session.diagnostics.warning("type '" + name + "' not found");
+        }
+        return ids;
+    }
+
+    static void printOne(layout::LayoutPrinter& printer, const ir::TypeGraph& graph, ir::TypeId id,
+                         const LayoutOptions& options, std::string& text) {
+        if (options.sizes) {
+            text += graph.name(id);
+            const auto& layout = printer.analyzer().of(id);
+            text += '\t' + std::to_string(layout.size) + '\t' + std::to_string(layout.holes) + '\n';
+            return;
+        }
+        printer.printDefinition(id, text);
+        text += ";\n";
+    }
+
+    static void printAll(layout::LayoutPrinter& printer, const ir::TypeGraph& graph,
+                         const LayoutOptions& options, std::string& text) {
+        std::unordered_map<std::string_view, std::vector<ir::TypeId>> shown;
+        for (ir::TypeId id = 1; id < graph.endId(); ++id) {
+            ir::Kind kind = graph.kind(id);
+            if (!isComposite(kind) || graph.name(id).empty())
+                continue;
+            if (options.structsOnly && kind != ir::Kind::Struct)
+                continue;
+            const auto& layout = printer.analyzer().of(id);
+            if (options.minHoles && layout.holes < *options.minHoles)
+                continue;
+            auto& same = shown[graph.name(id)];
+            bool repeated = false;
+            for (ir::TypeId earlier : same)
+                repeated = repeated || sameLayout(printer.analyzer().of(earlier), layout, graph);
+            if (repeated)
+                continue;
+            same.push_back(id);
+            printOne(printer, graph, id, options, text);
+        }
+    }
+};
+
+} // namespace
+} // namespace btforge
+
+BTFORGE_EMITTER_PLUGIN("layout", "struct and union layouts, as pahole prints them",
+                       btforge::LayoutEmitter, .options = btforge::layout::kLayoutOptionSpecs);
