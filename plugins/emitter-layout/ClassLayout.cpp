@@ -150,7 +150,6 @@ ClassLayout& LayoutAnalyzer::layout(ir::TypeId id) {
 
 void LayoutAnalyzer::place(ClassLayout& layout, std::span<const ir::Member> members,
                            ir::TypeId id) {
-    const bool bigEndian = graph_.byteOrder() == ir::ByteOrder::Big;
     layout.members.reserve(members.size());
     for (size_t i = 0; i < members.size(); ++i) {
         MemberLayout m;
@@ -165,8 +164,6 @@ void LayoutAnalyzer::place(ClassLayout& layout, std::span<const ir::Member> memb
             uint32_t unitBits = m.byteSize * 8;
             m.byteOffset = m.member.bitOffset / unitBits * m.byteSize;
             m.bitfieldOffset = m.member.bitOffset - m.byteOffset * 8;
-            if (bigEndian)
-                m.bitfieldOffset = unitBits - m.bitfieldOffset - m.member.bitfieldSize;
         }
         m.flexibleArray = kind == ir::Kind::Array && graph_.getAs<ir::ArrayType>(type).count == 0;
         m.alignment = declaredAlignment(id, static_cast<int32_t>(i));

@@ -20,7 +20,7 @@ struct MemberLayout {
     ir::Member member;
     uint32_t byteOffset = 0;     // a bitfield's storage unit
     uint32_t byteSize = 0;       // the size of the member's type (a bitfield's unit)
-    uint32_t bitfieldOffset = 0; // in the unit, numbered as the target numbers bits
+    uint32_t bitfieldOffset = 0; // in the unit, in BTF's numbering (from the MSB on big-endian)
     uint32_t hole = 0;           // bytes between this member's end and the next member
     uint32_t bitHole = 0;        // bits unused in a bitfield's unit before the next member
     uint32_t alignment = 0;      // declared or inferred __aligned__(N); 0: none

@@ -141,6 +141,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
     }
     const MemberLayout* last = nullptr;
     uint64_t groupEnd = 0;
+    bool groupBitfield = false;
     for (size_t i = 0; i < layout.members.size(); ++i) {
         const MemberLayout& m = layout.members[i];
         if (m.alignment) {
@@ -161,15 +162,17 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         } else if (last && m.byteOffset > last->byteOffset && m.byteOffset < groupEnd) {
             blankLine();
             comment("Bitfield combined with next fields");
-        } else if (last && m.member.bitfieldSize && !last->member.bitfieldSize &&
-                   m.byteOffset <= last->byteOffset &&
-                   m.byteOffset < last->byteOffset + last->byteSize) {
+        } else if (last && m.member.bitfieldSize &&
+                   m.byteOffset < last->byteOffset + last->byteSize &&
+                   (m.byteOffset < last->byteOffset || !last->member.bitfieldSize)) {
             blankLine();
             comment("Bitfield combined with previous fields");
         }
-        // Where the members sharing this one's offset end.
-        const uint64_t end = uint64_t{m.byteOffset} + m.byteSize;
-        groupEnd = last && m.byteOffset == last->byteOffset ? std::max(groupEnd, end) : end;
+        // Where the first bitfield at this one's offset ends, or else the first member there.
+        const bool newOffset = !last || m.byteOffset != last->byteOffset;
+        if (newOffset || (m.member.bitfieldSize && !groupBitfield))
+            groupEnd = uint64_t{m.byteOffset} + m.byteSize;
+        groupBitfield = (!newOffset && groupBitfield) || m.member.bitfieldSize;
         if (newline) {
             out += '\n';
             newline = false;
