@@ -42,26 +42,21 @@ public:
             return std::move(options).error();
         layout::LayoutPrinter printer(graph, *options);
         std::string text;
-        if (!options->classes.empty()) {
-            auto found = findClasses(graph, *options, session);
-            if (!found)
-                return std::move(found).error();
-            for (ir::TypeId id : *found) {
-                printOne(printer, graph, id, *options, text);
-                text += '\n';
-            }
-        } else {
+        Expected<void> result;
+        if (!options->classes.empty())
+            result = printClasses(printer, graph, *options, session, text);
+        else
             printAll(printer, graph, *options, text);
-        }
         out << text;
-        return {};
+        return result;
     }
 
 private:
-    // The types -C names, in its order; the first of each name.
-    static Expected<std::vector<ir::TypeId>> findClasses(const ir::TypeGraph& graph,
-                                                         const LayoutOptions& options,
-                                                         plugin::Session& session) {
+    // The types -C names, in its order, the first of each name; as pahole, what precedes a name
+    // not found is printed, then the error (with --skip_missing, a warning, and on).
+    static Expected<void> printClasses(layout::LayoutPrinter& printer, const ir::TypeGraph& graph,
+                                       const LayoutOptions& options, plugin::Session& session,
+                                       std::string& text) {
         std::unordered_map<std::string_view, ir::TypeId> byName;
         for (ir::TypeId id = 1; id < graph.endId(); ++id) {
             ir::Kind kind = graph.kind(id);
@@ -69,18 +64,18 @@ private:
                 kind == ir::Kind::Typedef)
                 byName.emplace(graph.name(id), id);
         }
-        std::vector<ir::TypeId> ids;
         for (const std::string& name : options.classes) {
             auto found = byName.find(name);
-            if (found != byName.end()) {
-                ids.push_back(found->second);
+            if (found == byName.end()) {
+                if (!options.skipMissing)
+                    return Error::badInput("type '" + name + "' not found");
+                session.diagnostics.warning("type '" + name + "' not found");
                 continue;
             }
-            if (!options.skipMissing)
-                return Error::badInput("type '" + name + "' not found");
-            session.diagnostics.warning("type '" + name + "' not found");
+            printOne(printer, graph, found->second, options, text);
+            text += '\n';
         }
-        return ids;
+        return {};
     }
 
     static void printOne(layout::LayoutPrinter& printer, const ir::TypeGraph& graph, ir::TypeId id,

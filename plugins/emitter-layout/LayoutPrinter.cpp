@@ -377,6 +377,14 @@ void LayoutPrinter::printEnum(ir::TypeId id, const Context& context, std::string
         out += ' ';
         out += name;
     }
+    const bool declaration = graph_.visit(id, [](const auto& type) {
+        if constexpr (requires { type.values; })
+            return type.values.empty();
+        else
+            return true;
+    });
+    if (declaration) // an enum of no values: its declaration
+        return;
     out += " {\n";
     graph_.visit(id, [&](const auto& type) {
         if constexpr (requires { type.values; }) {
@@ -385,7 +393,8 @@ void LayoutPrinter::printEnum(ir::TypeId id, const Context& context, std::string
                 width = std::max(width, graph_.str(e.name).size());
             const bool is64 = ir::kindOf(ir::TypeView(type)) == ir::Kind::Enum64;
             for (const ir::Enumerator& e : type.values) {
-                appendIndent(out, context.indent + 1);
+                appendIndent(out, context.indent);
+                out += '\t'; // beyond the deepest indentation, unlike members
                 appendPadded(out, graph_.str(e.name), static_cast<int>(width));
                 out += " = ";
                 // A signed value, sign-extended; in hexadecimal, its 64 bits.
@@ -421,15 +430,20 @@ void LayoutPrinter::printTypedef(ir::TypeId id, const Context& context, std::str
         out += name;
         return;
     }
-    switch (graph_.kind(target)) {
+    const ir::Kind kind = graph_.kind(target);
+    const bool declaredUnion = kind == ir::Kind::Fwd && graph_.getAs<ir::FwdType>(target).isUnion;
+    switch (declaredUnion ? ir::Kind::Union : kind) {
     case ir::Kind::Struct:
-        if (!graph_.name(target).empty()) {
-            out += "struct ";
-            out += graph_.name(target);
+    case ir::Kind::Fwd:
+        // A struct written out (always with -E, a declaration as an empty struct) has its sums.
+        if (!graph_.name(target).empty() && !context.expandTypes) {
+            names_.appendName(target, out);
             out += ' ';
             out += name;
         } else {
-            printStruct(target, context, name, out);
+            Context inner = context;
+            inner.typeSpacing -= 8;
+            printStruct(target, inner, name, out);
         }
         return;
     case ir::Kind::Union:
@@ -542,7 +556,7 @@ void LayoutPrinter::printDeclaration(ir::TypeId type, std::string_view name, Con
     // Sums are for the top level and for types reached through qualifiers or pointers; the name
     // follows a type written in place only when that type is the member's own.
     std::string suffix;
-    if (type != ir::kVoidType && isTagged(graph_.kind(type))) {
+    if (isTagged(graph_.kind(type)) || graph_.kind(type) == ir::Kind::Fwd) {
         context.stats = false;
         suffix = declarator;
     }
@@ -588,13 +602,15 @@ void LayoutPrinter::printDeclaration(ir::TypeId type, std::string_view name, Con
             return;
         case ir::Kind::Struct:
         case ir::Kind::Union:
-            if (!graph_.name(type).empty() && !context.expandTypes)
+        case ir::Kind::Fwd: // with -E, a declaration is written as an empty struct or union
+            if ((!graph_.name(type).empty() || kind == ir::Kind::Fwd) && !context.expandTypes)
                 break;
             context.typeSpacing -= 8;
-            if (kind == ir::Kind::Struct)
-                printStruct(type, context, suffix, out);
-            else
+            if (kind == ir::Kind::Union ||
+                (kind == ir::Kind::Fwd && graph_.getAs<ir::FwdType>(type).isUnion))
                 printUnion(type, context, suffix, out);
+            else
+                printStruct(type, context, suffix, out);
             return;
         case ir::Kind::Enum:
         case ir::Kind::Enum64:
