@@ -55,6 +55,10 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in,
     if (!nested)
         return std::move(nested).error();
     out.arrays = *nested ? ArrayShape::Nested : ArrayShape::Flattened;
+    auto alignmentTags = flagValue(own, kAlignmentTagsOption);
+    if (!alignmentTags)
+        return std::move(alignmentTags).error();
+    out.alignmentTags = *alignmentTags;
     auto perAddress = flagValue(own, kFuncPerAddressOption);
     if (!perAddress)
         return std::move(perAddress).error();

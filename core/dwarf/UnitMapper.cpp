@@ -84,8 +84,9 @@ bool isAnnotation(const Die& die) {
 class Mapper {
 public:
     Mapper(const UnitDies& unit, uint32_t unitOrder, const MappingRules& rules)
-        : unit_(unit), unitOrder_(unitOrder), arrays_(rules.arrays), observe_(rules.observe),
-          target_(rules.target), convention_(rules.convention), index_(unit.dies) {
+        : unit_(unit), unitOrder_(unitOrder), arrays_(rules.arrays),
+          alignmentTags_(rules.alignmentTags), observe_(rules.observe), target_(rules.target),
+          convention_(rules.convention), index_(unit.dies) {
         out_.graph.setByteOrder(target_.byteOrder);
         out_.graph.setPointerSize(target_.pointerSize);
     }
@@ -346,6 +347,13 @@ private:
         });
     }
 
+    // DW_AT_alignment of a struct, union or member, as the attribute it was declared with.
+    void addAlignmentTag(uint32_t index, TypeId target, int32_t component = -1) {
+        if (uint32_t alignment = unit_.dies[index].alignment; alignmentTags_ && alignment)
+            out_.graph.add(ir::DeclTagType{intern("aligned(" + std::to_string(alignment) + ")"),
+                                           target, component, true});
+    }
+
     void fillComposite(uint32_t index, TypeId id, ir::StrId name) {
         const Die& die = unit_.dies[index];
         bool isUnion = die.tag == DW_TAG_union_type;
@@ -377,8 +385,11 @@ private:
         else
             out_.graph.replace(id, ir::StructType{name, size, members_});
         addDeclTags(index, id);
-        for (size_t m = 0; m < memberDies_.size(); ++m)
+        addAlignmentTag(index, id);
+        for (size_t m = 0; m < memberDies_.size(); ++m) {
             addDeclTags(memberDies_[m], id, static_cast<int32_t>(m));
+            addAlignmentTag(memberDies_[m], id, static_cast<int32_t>(m));
+        }
     }
 
     ir::Member member(const Die& die) {
@@ -913,6 +924,7 @@ private:
     const UnitDies& unit_;
     uint32_t unitOrder_;
     ArrayShape arrays_;
+    bool alignmentTags_;
     const FunctionFilter& observe_;
     const elf::Target& target_;
     const CallingConvention* convention_;

@@ -281,6 +281,42 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     CHECK(g.name(dt.type) == "tagged");
 }
 
+TEST_CASE("DW_AT_alignment becomes an 'aligned(N)' attribute tag when asked, else nothing") {
+    UnitBuilder b;
+    Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
+    i.encoding = DW_ATE_signed;
+    const DieOffset intType = i.offset;
+    Die& s = sized(b.add(DW_TAG_structure_type, "aligned"), 32);
+    s.alignment = 32;
+    b.open();
+    b.add(DW_TAG_member, "a").type = intType;
+    Die& m1 = b.add(DW_TAG_member, "b");
+    m1.type = intType;
+    m1.alignment = 16;
+    m1.dataMemberLocation = 16;
+    m1.flags |= kHasDataMemberLocation;
+    b.close();
+
+    for (bool tags : {false, true}) {
+        CAPTURE(tags);
+        MappedUnit m = mapUnit(b.unit, 0, {.alignmentTags = tags});
+        const ir::TypeGraph& g = m.graph;
+        ir::TypeId onStruct = find(g, ir::Kind::DeclTag, "aligned(32)");
+        ir::TypeId onMember = find(g, ir::Kind::DeclTag, "aligned(16)");
+        CHECK((onStruct != ir::kVoidType) == tags);
+        CHECK((onMember != ir::kVoidType) == tags);
+        if (!tags)
+            continue;
+        auto structTag = g.getAs<ir::DeclTagType>(onStruct);
+        auto memberTag = g.getAs<ir::DeclTagType>(onMember);
+        CHECK(structTag.kindFlag);
+        CHECK(structTag.componentIndex == -1);
+        CHECK(g.name(structTag.type) == "aligned");
+        CHECK(memberTag.kindFlag);
+        CHECK(memberTag.componentIndex == 1);
+    }
+}
+
 TEST_CASE("function observations: concrete instances, dropped and reordered parameters") {
     UnitBuilder b;
     Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);

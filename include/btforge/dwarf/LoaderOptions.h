@@ -1,7 +1,7 @@
 // The options every DWARF loader declares (--plugin-opt dwarf.KEY=VALUE), listed once here so
 // that both loaders take the same keys and the host's shorthands (--lang-exclude, --dwarf-alt,
-// --no-dedup, --nested-arrays, --func-addr-base, --func-addr) set them on whichever loader reads
-// the input.
+// --no-dedup, --nested-arrays, --func-addr-base, --func-addr) and emitter capabilities
+// (NeedsFuncAddresses, ShowsDeclarations) set them on whichever loader reads the input.
 #pragma once
 
 #include "btforge/plugin/Plugin.h"
@@ -14,6 +14,7 @@ inline constexpr const char* kDedupOption = "dedup";
 inline constexpr const char* kNestedArraysOption = "nested-arrays";
 inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
 inline constexpr const char* kFuncPerAddressOption = "func-per-address";
+inline constexpr const char* kAlignmentTagsOption = "alignment-tags";
 
 // The reports a DWARF loader writes when the host asks (plugin::Session::reports): every
 // function it left out with the reason, as JSON (--report-skipped), and as pahole --verbose's
@@ -38,6 +39,9 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kFuncPerAddressOption, "false",
      "true: one FUNC per function address, carrying it (the FUNC-address extension; --func-addr, "
      "-t btf-func-addr)"},
+    {kAlignmentTagsOption, "false",
+     "true: a DW_AT_alignment becomes a DECL_TAG attribute 'aligned(N)' (kind_flag 1) on its "
+     "struct, union or member (set for emitters that show declarations, -t layout)"},
 };
 
 } // namespace btforge::dwarf
