@@ -7,8 +7,6 @@
 #include "ThreadPoolRunner.h"
 #include "support/OutputFile.h"
 
-#include "btforge/dwarf/LoaderOptions.h"
-
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -40,7 +38,8 @@ std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
     for (auto [capability, name] : {std::pair{Capability::ReadsBtf, "reads-btf"},
                                     {Capability::MakesVariables, "makes-variables"},
                                     {Capability::NeedsFuncAddresses, "needs-func-addresses"},
-                                    {Capability::WritesBtf, "writes-btf"}}) {
+                                    {Capability::WritesBtf, "writes-btf"},
+                                    {Capability::ShowsDeclarations, "shows-declarations"}}) {
         if (descriptor.has(capability))
             names += (names.empty() ? "" : ", ") + std::string(name);
     }
@@ -83,8 +82,7 @@ int run(int argc, char** argv) {
     if (convert) {
         if (auto applied = applyEmitterCapabilities(registry, convert->request); !applied)
             return report(applied.error());
-        if (convert->request.funcAddr != FuncAddrMode::Standard)
-            convert->loaderOptions[dwarf::kFuncPerAddressOption] = "true";
+        addLoaderOptionsFor(registry, convert->request, convert->loaderOptions);
         registry.configureLoaders(convert->loaderOptions);
     }
     if (auto configured = registry.configure(command->global.pluginOptions); !configured)

@@ -40,14 +40,14 @@ uint32_t inferredAlignment(uint32_t offset, uint32_t natural, uint32_t smallestO
 
 } // namespace
 
-LayoutAnalyzer::LayoutAnalyzer(const ir::TypeGraph& graph, uint32_t cacheline)
-    : graph_(graph), cacheline_(cacheline) {
-    for (ir::TypeId id = 1; id < graph.endId(); ++id) {
+LayoutAnalyzer::LayoutAnalyzer(const ir::TypeGraph& graph, uint32_t cacheline, bool declared)
+    : graph_(graph), cacheline_(cacheline), declared_(declared) {
+    for (ir::TypeId id = 1; declared && id < graph.endId(); ++id) {
         if (graph.kind(id) != ir::Kind::DeclTag)
             continue;
         auto tag = graph.getAs<ir::DeclTagType>(id);
         if (uint32_t n = alignedValue(graph.str(tag.name)); tag.kindFlag && n)
-            declared_[declarationKey(tag.type, tag.componentIndex)] = n;
+            alignments_[declarationKey(tag.type, tag.componentIndex)] = n;
     }
 }
 
@@ -119,8 +119,8 @@ uint32_t LayoutAnalyzer::naturalAlignment(ir::TypeId id) {
 }
 
 uint32_t LayoutAnalyzer::declaredAlignment(ir::TypeId id, int32_t component) const {
-    auto found = declared_.find(declarationKey(id, component));
-    return found == declared_.end() ? 0 : found->second;
+    auto found = alignments_.find(declarationKey(id, component));
+    return found == alignments_.end() ? 0 : found->second;
 }
 
 const ClassLayout& LayoutAnalyzer::of(ir::TypeId id) {
@@ -142,7 +142,7 @@ ClassLayout& LayoutAnalyzer::layout(ir::TypeId id) {
     });
     if (!out.isUnion) {
         findHoles(out);
-        if (!declaresAlignment())
+        if (!declared_)
             inferAlignment(out);
     }
     return out;

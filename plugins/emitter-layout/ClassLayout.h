@@ -43,7 +43,10 @@ struct ClassLayout {
 
 class LayoutAnalyzer {
 public:
-    LayoutAnalyzer(const ir::TypeGraph& graph, uint32_t cacheline);
+    // `declared`: the graph comes from declarations (DWARF), whose alignment attributes are
+    // DECL_TAGs; otherwise (BTF) alignment is inferred from the offsets, which depends on the
+    // cacheline size.
+    LayoutAnalyzer(const ir::TypeGraph& graph, uint32_t cacheline, bool declared);
 
     // The layout of a STRUCT or UNION, computed once.
     const ClassLayout& of(ir::TypeId composite);
@@ -59,8 +62,6 @@ public:
     // struct that has holes or padding is not packed, but a struct member it holds off that
     // member's alignment is, from then on (so the answer depends on what was printed before).
     void inferPacked(ir::TypeId id);
-    // Whether alignment comes from declarations (attribute DECL_TAGs) rather than inference.
-    bool declaresAlignment() const { return !declared_.empty(); }
 
 private:
     ClassLayout& layout(ir::TypeId composite);
@@ -71,10 +72,11 @@ private:
 
     const ir::TypeGraph& graph_;
     uint32_t cacheline_;
+    bool declared_ = false;
     std::unordered_map<ir::TypeId, std::unique_ptr<ClassLayout>> layouts_;
     std::unordered_map<ir::TypeId, uint32_t> natural_;
     // (type id << 32 | component + 1) -> N, from DECL_TAG attributes 'aligned(N)'.
-    std::unordered_map<uint64_t, uint32_t> declared_;
+    std::unordered_map<uint64_t, uint32_t> alignments_;
 };
 
 } // namespace btforge::layout

@@ -40,7 +40,10 @@ public:
         auto options = layout::parseLayoutOptions(request.options);
         if (!options)
             return std::move(options).error();
-        layout::LayoutPrinter printer(graph, *options);
+        // pahole infers alignment for BTF and reads it from DWARF: so does this emitter, by
+        // the loader's kind.
+        const bool declared = request.loader && !request.loader->has(plugin::Capability::ReadsBtf);
+        layout::LayoutPrinter printer(graph, *options, declared);
         std::string text;
         Expected<void> result;
         if (!options->classes.empty())
@@ -118,4 +121,6 @@ private:
 } // namespace btforge
 
 BTFORGE_EMITTER_PLUGIN("layout", "struct and union layouts, as pahole prints them",
-                       btforge::LayoutEmitter, .options = btforge::layout::kLayoutOptionSpecs);
+                       btforge::LayoutEmitter,
+                       .capabilities = btforge::plugin::Capability::ShowsDeclarations,
+                       .options = btforge::layout::kLayoutOptionSpecs);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <variant>
+#include <vector>
 
 namespace btforge::layout {
 namespace {
@@ -33,8 +34,10 @@ bool isTagged(ir::Kind kind) {
 
 } // namespace
 
-LayoutPrinter::LayoutPrinter(const ir::TypeGraph& graph, const LayoutOptions& options)
-    : graph_(graph), options_(options), names_(graph), analyzer_(graph, options.cacheline) {}
+LayoutPrinter::LayoutPrinter(const ir::TypeGraph& graph, const LayoutOptions& options,
+                             bool declared)
+    : graph_(graph), options_(options), names_(graph),
+      analyzer_(graph, options.cacheline, declared), declared_(declared) {}
 
 void LayoutPrinter::appendNumber(std::string& out, uint64_t value, int width) const {
     char buffer[32];
@@ -639,15 +642,23 @@ void LayoutPrinter::printDeclaration(ir::TypeId type, std::string_view name, Con
 
 void LayoutPrinter::printArray(ir::TypeId array, std::string_view name, const Context& context,
                                std::string& out) {
-    auto view = graph_.getAs<ir::ArrayType>(array);
-    ir::TypeId element = view.elemType;
-    if (view.count == 0 && element != ir::kVoidType && graph_.kind(element) == ir::Kind::Const)
+    // pahole writes BTF's ARRAY of ARRAY as an array of arrays (its dimensions innermost first),
+    // DWARF's as one array of several dimensions.
+    std::vector<uint32_t> dimensions{graph_.getAs<ir::ArrayType>(array).count};
+    ir::TypeId element = graph_.target(array);
+    while (declared_ && graph_.kind(element) == ir::Kind::Array) {
+        dimensions.push_back(graph_.getAs<ir::ArrayType>(element).count);
+        element = graph_.target(element);
+    }
+    if (dimensions.front() == 0 && graph_.kind(element) == ir::Kind::Const)
         element = graph_.target(element);
     printDeclaration(element, name, context, out);
-    if (view.count != 0 || !context.lastMember || context.firstMember || context.unionMember)
-        out += '[' + std::to_string(view.count) + ']';
-    else
-        out += "[]";
+    for (uint32_t count : dimensions) {
+        if (count != 0 || !context.lastMember || context.firstMember || context.unionMember)
+            out += '[' + std::to_string(count) + ']';
+        else
+            out += "[]";
+    }
 }
 
 } // namespace btforge::layout

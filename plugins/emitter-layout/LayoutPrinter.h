@@ -17,7 +17,9 @@ namespace btforge::layout {
 
 class LayoutPrinter {
 public:
-    LayoutPrinter(const ir::TypeGraph& graph, const LayoutOptions& options);
+    // `declared`: the graph comes from declarations (DWARF), not BTF (LayoutAnalyzer); its
+    // nested arrays are the dimensions of one array, which pahole writes outermost first.
+    LayoutPrinter(const ir::TypeGraph& graph, const LayoutOptions& options, bool declared);
 
     // A top-level STRUCT, UNION, ENUM or TYPEDEF as `pahole -C NAME` prints it, without the
     // ";\n" that follows.
@@ -58,6 +60,7 @@ private:
     const LayoutOptions& options_;
     TypeNames names_;
     LayoutAnalyzer analyzer_;
+    bool declared_;
 };
 
 } // namespace btforge::layout
