@@ -162,7 +162,8 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
             printDeclaration(m.member.type, ":0", inner, out);
             out += ";\n";
             newline = true;
-        } else if (last && m.byteOffset > last->byteOffset && m.byteOffset < groupEnd) {
+        }
+        if (last && m.byteOffset > last->byteOffset && m.byteOffset < groupEnd) {
             blankLine();
             comment("Bitfield combined with next fields");
         } else if (last && m.member.bitfieldSize &&

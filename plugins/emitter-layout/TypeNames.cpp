@@ -96,13 +96,14 @@ void TypeNames::appendParameters(const ir::FuncProtoType& proto, std::string& ou
     out += '(';
     bool first = true;
     for (const ir::Param& param : proto.params) {
+        if (param.type == ir::kVoidType) { // varargs, shown after a parameter only
+            if (!first)
+                out += ", ...";
+            continue;
+        }
         if (!first)
             out += ", ";
         first = false;
-        if (param.type == ir::kVoidType) { // varargs
-            out += "...";
-            continue;
-        }
         std::string_view paramName = graph_.str(param.name);
         ir::TypeId target = graph_.target(param.type);
         if (graph_.kind(param.type) == ir::Kind::Ptr && target != ir::kVoidType &&
