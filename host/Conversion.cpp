@@ -82,7 +82,7 @@ void addLoaderOptionsFor(const PluginRegistry& registry, const ConversionRequest
     const LoadedPlugin* emitter = registry.find(PluginKind::Emitter, request.emitter);
     if (emitter && emitter->descriptor->has(plugin::Capability::ShowsDeclarations)) {
         loaderOptions[dwarf::kNestedArraysOption] = "true";
-        loaderOptions[dwarf::kAlignmentTagsOption] = "true";
+        loaderOptions[dwarf::kDeclarationTagsOption] = "true";
     }
 }
 

@@ -58,8 +58,10 @@ using FunctionFilter = std::function<bool(std::string_view name)>;
 // What mapping a unit needs to know beyond its DIEs.
 struct MappingRules {
     ArrayShape arrays = ArrayShape::Nested;
-    // A DW_AT_alignment as a DECL_TAG attribute 'aligned(N)' on its struct, union or member.
-    bool alignmentTags = false;
+    // DECL_TAGs for what BTF drops (LoaderOptions.h, declaration-tags): a DW_AT_alignment as the
+    // attribute 'aligned(N)' of its struct, union or member; kNestedTypeTag on a member whose
+    // anonymous type the struct's DIE holds.
+    bool declarationTags = false;
     // The input's machine: how DWARF 2-4 number bitfield bits (from the storage unit's most
     // significant bit, which is its first byte only on a big-endian target), and the byte order
     // and pointer size of the unit's graph.

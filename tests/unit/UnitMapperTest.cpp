@@ -4,6 +4,7 @@
 #include "support/TextArena.h"
 
 #include "btforge/Features.h"
+#include "btforge/dwarf/LoaderOptions.h"
 
 #include <doctest/doctest.h>
 
@@ -281,7 +282,7 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     CHECK(g.name(dt.type) == "tagged");
 }
 
-TEST_CASE("DW_AT_alignment becomes an 'aligned(N)' attribute tag when asked, else nothing") {
+TEST_CASE("declaration tags: DW_AT_alignment as 'aligned(N)', types nested in a struct's DIE") {
     UnitBuilder b;
     Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
     i.encoding = DW_ATE_signed;
@@ -291,29 +292,41 @@ TEST_CASE("DW_AT_alignment becomes an 'aligned(N)' attribute tag when asked, els
     b.open();
     b.add(DW_TAG_member, "a").type = intType;
     Die& m1 = b.add(DW_TAG_member, "b");
-    m1.type = intType;
     m1.alignment = 16;
     m1.dataMemberLocation = 16;
     m1.flags |= kHasDataMemberLocation;
+    const uint32_t pointerMember = b.lastIndex();
+    // clang's shape: the member's anonymous type declared inside the struct, right after it.
+    sized(b.add(DW_TAG_structure_type), 4);
+    const DieOffset nested = b.offsetOf(b.lastIndex());
     b.close();
+    Die& pointer = sized(b.add(DW_TAG_pointer_type), 8);
+    pointer.type = nested;
+    b.unit.dies[pointerMember].type = b.offsetOf(b.lastIndex());
 
     for (bool tags : {false, true}) {
         CAPTURE(tags);
-        MappedUnit m = mapUnit(b.unit, 0, {.alignmentTags = tags});
+        MappedUnit m = mapUnit(b.unit, 0, {.declarationTags = tags});
         const ir::TypeGraph& g = m.graph;
         ir::TypeId onStruct = find(g, ir::Kind::DeclTag, "aligned(32)");
         ir::TypeId onMember = find(g, ir::Kind::DeclTag, "aligned(16)");
+        ir::TypeId nestedTag = find(g, ir::Kind::DeclTag, kNestedTypeTag);
         CHECK((onStruct != ir::kVoidType) == tags);
         CHECK((onMember != ir::kVoidType) == tags);
+        CHECK((nestedTag != ir::kVoidType) == tags);
         if (!tags)
             continue;
         auto structTag = g.getAs<ir::DeclTagType>(onStruct);
-        auto memberTag = g.getAs<ir::DeclTagType>(onMember);
         CHECK(structTag.kindFlag);
         CHECK(structTag.componentIndex == -1);
         CHECK(g.name(structTag.type) == "aligned");
+        auto memberTag = g.getAs<ir::DeclTagType>(onMember);
         CHECK(memberTag.kindFlag);
         CHECK(memberTag.componentIndex == 1);
+        auto nestedMember = g.getAs<ir::DeclTagType>(nestedTag);
+        CHECK(!nestedMember.kindFlag);
+        CHECK(nestedMember.componentIndex == 1);
+        CHECK(nestedMember.type == memberTag.type);
     }
 }
 

@@ -14,7 +14,10 @@ inline constexpr const char* kDedupOption = "dedup";
 inline constexpr const char* kNestedArraysOption = "nested-arrays";
 inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
 inline constexpr const char* kFuncPerAddressOption = "func-per-address";
-inline constexpr const char* kAlignmentTagsOption = "alignment-tags";
+inline constexpr const char* kDeclarationTagsOption = "declaration-tags";
+// The DECL_TAG declaration-tags puts on a member whose anonymous type is declared inside its
+// struct's DIE, right after it (clang does so; gcc declares such types outside).
+inline constexpr std::string_view kNestedTypeTag = "btforge:nested";
 
 // The reports a DWARF loader writes when the host asks (plugin::Session::reports): every
 // function it left out with the reason, as JSON (--report-skipped), and as pahole --verbose's
@@ -39,9 +42,11 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kFuncPerAddressOption, "false",
      "true: one FUNC per function address, carrying it (the FUNC-address extension; --func-addr, "
      "-t btf-func-addr)"},
-    {kAlignmentTagsOption, "false",
-     "true: a DW_AT_alignment becomes a DECL_TAG attribute 'aligned(N)' (kind_flag 1) on its "
-     "struct, union or member (set for emitters that show declarations, -t layout)"},
+    {kDeclarationTagsOption, "false",
+     "true: what declarations say that BTF has no room for, as DECL_TAGs: DW_AT_alignment as the "
+     "attribute 'aligned(N)' (kind_flag 1) of its struct, union or member, 'btforge:nested' on a "
+     "member whose anonymous type the struct's DIE holds (set for emitters that show "
+     "declarations, -t layout)"},
 };
 
 } // namespace btforge::dwarf
