@@ -297,9 +297,11 @@ private:
         case DW_TAG_class_type:
         case DW_TAG_union_type:
             fillComposite(index, id, name);
+            tagLocalType(index, id);
             break;
         case DW_TAG_enumeration_type:
             fillEnum(index, id, name);
+            tagLocalType(index, id);
             break;
         case DW_TAG_array_type:
             fillArray(index, id);
@@ -393,6 +395,18 @@ private:
         }
         if (declarationTags_)
             tagNestedTypes(index, id);
+    }
+
+    // A struct, union or enum declared inside a function is tagged kLocalTypeTag.
+    void tagLocalType(uint32_t index, TypeId id) {
+        if (!declarationTags_)
+            return;
+        for (uint32_t at = unit_.dies[index].parent; at != kNoIndex; at = unit_.dies[at].parent) {
+            if (unit_.dies[at].tag == DW_TAG_subprogram) {
+                out_.graph.add(ir::DeclTagType{intern(kLocalTypeTag), id, -1});
+                return;
+            }
+        }
     }
 
     // clang declares a member's anonymous type inside the struct's DIE, right after the member:

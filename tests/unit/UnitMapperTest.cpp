@@ -282,7 +282,7 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     CHECK(g.name(dt.type) == "tagged");
 }
 
-TEST_CASE("declaration tags: DW_AT_alignment as 'aligned(N)', types nested in a struct's DIE") {
+TEST_CASE("declaration tags: DW_AT_alignment, types nested in a struct's DIE or in a function") {
     UnitBuilder b;
     Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
     i.encoding = DW_ATE_signed;
@@ -303,6 +303,13 @@ TEST_CASE("declaration tags: DW_AT_alignment as 'aligned(N)', types nested in a 
     Die& pointer = sized(b.add(DW_TAG_pointer_type), 8);
     pointer.type = nested;
     b.unit.dies[pointerMember].type = b.offsetOf(b.lastIndex());
+    b.add(DW_TAG_subprogram, "f");
+    b.open();
+    b.add(DW_TAG_lexical_block);
+    b.open();
+    sized(b.add(DW_TAG_structure_type, "local"), 4);
+    b.close();
+    b.close();
 
     for (bool tags : {false, true}) {
         CAPTURE(tags);
@@ -311,9 +318,11 @@ TEST_CASE("declaration tags: DW_AT_alignment as 'aligned(N)', types nested in a 
         ir::TypeId onStruct = find(g, ir::Kind::DeclTag, "aligned(32)");
         ir::TypeId onMember = find(g, ir::Kind::DeclTag, "aligned(16)");
         ir::TypeId nestedTag = find(g, ir::Kind::DeclTag, kNestedTypeTag);
+        ir::TypeId localTag = find(g, ir::Kind::DeclTag, kLocalTypeTag);
         CHECK((onStruct != ir::kVoidType) == tags);
         CHECK((onMember != ir::kVoidType) == tags);
         CHECK((nestedTag != ir::kVoidType) == tags);
+        CHECK((localTag != ir::kVoidType) == tags);
         if (!tags)
             continue;
         auto structTag = g.getAs<ir::DeclTagType>(onStruct);
@@ -327,6 +336,7 @@ TEST_CASE("declaration tags: DW_AT_alignment as 'aligned(N)', types nested in a 
         CHECK(!nestedMember.kindFlag);
         CHECK(nestedMember.componentIndex == 1);
         CHECK(nestedMember.type == memberTag.type);
+        CHECK(g.name(g.getAs<ir::DeclTagType>(localTag).type) == "local");
     }
 }
 
