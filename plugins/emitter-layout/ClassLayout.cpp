@@ -1,5 +1,7 @@
 #include "ClassLayout.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -48,6 +50,10 @@ LayoutAnalyzer::LayoutAnalyzer(const ir::TypeGraph& graph, uint32_t cacheline, b
         auto tag = graph.getAs<ir::DeclTagType>(id);
         if (uint32_t n = alignedValue(graph.str(tag.name)); tag.kindFlag && n)
             alignments_[declarationKey(tag.type, tag.componentIndex)] = n;
+        else if (!tag.kindFlag && graph.str(tag.name) == dwarf::kNestedTypeTag)
+            nestedTypes_.insert(declarationKey(tag.type, tag.componentIndex));
+        else if (!tag.kindFlag && graph.str(tag.name) == dwarf::kLocalTypeTag)
+            localTypes_.insert(tag.type);
     }
 }
 
@@ -116,6 +122,14 @@ uint32_t LayoutAnalyzer::naturalAlignment(ir::TypeId id) {
         break;
     }
     return alignment ? alignment : 1;
+}
+
+bool LayoutAnalyzer::declaresNestedType(ir::TypeId id, uint32_t component) const {
+    return nestedTypes_.contains(declarationKey(id, static_cast<int32_t>(component)));
+}
+
+bool LayoutAnalyzer::declaredInFunction(ir::TypeId id) const {
+    return localTypes_.contains(id);
 }
 
 uint32_t LayoutAnalyzer::declaredAlignment(ir::TypeId id, int32_t component) const {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace btforge::layout {
@@ -57,6 +58,11 @@ public:
     // The alignment a type has without attributes: its own size for scalars, the largest of its
     // members' for structs and unions.
     uint32_t naturalAlignment(ir::TypeId id);
+    // Whether the DWARF declares member `component`'s anonymous type inside the struct, right
+    // after it (clang does; the DWARF loaders tag such members, dwarf::kNestedTypeTag).
+    bool declaresNestedType(ir::TypeId id, uint32_t component) const;
+    // Whether the DWARF declares the type inside a function (dwarf::kLocalTypeTag).
+    bool declaredInFunction(ir::TypeId id) const;
     // Decides whether a struct needs __attribute__((__packed__)), as pahole does when it prints
     // one: a member off its type's natural alignment, or a size that is no multiple of it. A
     // struct that has holes or padding is not packed, but a struct member it holds off that
@@ -77,6 +83,8 @@ private:
     std::unordered_map<ir::TypeId, uint32_t> natural_;
     // (type id << 32 | component + 1) -> N, from DECL_TAG attributes 'aligned(N)'.
     std::unordered_map<uint64_t, uint32_t> alignments_;
+    std::unordered_set<uint64_t> nestedTypes_; // (type id << 32 | component + 1)
+    std::unordered_set<ir::TypeId> localTypes_;
 };
 
 } // namespace btforge::layout

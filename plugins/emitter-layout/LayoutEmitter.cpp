@@ -98,7 +98,9 @@ private:
         std::unordered_map<std::string_view, std::vector<ir::TypeId>> shown;
         for (ir::TypeId id = 1; id < graph.endId(); ++id) {
             ir::Kind kind = graph.kind(id);
-            if (!isComposite(kind) || graph.name(id).empty())
+            // pahole lists named types, not those declared inside a function.
+            if (!isComposite(kind) || graph.name(id).empty() ||
+                printer.analyzer().declaredInFunction(id))
                 continue;
             if (options.structsOnly && kind != ir::Kind::Struct)
                 continue;

@@ -5,7 +5,7 @@
 
 namespace btforge::layout {
 
-const plugin::OptionSpec kLayoutOptionSpecs[8] = {
+const plugin::OptionSpec kLayoutOptionSpecs[9] = {
     {"class", "", "comma-separated struct, union, enum or typedef names to show (pahole -C)"},
     {"expand", "false", "true: write member types out in full (pahole -E)"},
     {"hex", "false", "true: offsets and sizes in hexadecimal (pahole --hex)"},
@@ -15,6 +15,8 @@ const plugin::OptionSpec kLayoutOptionSpecs[8] = {
     {"skip-missing", "false",
      "true: a 'class' name not found is skipped, not an error (pahole --skip_missing)"},
     {"cacheline", "64", "the cacheline size in bytes (pahole -c)"},
+    {"data-members", "false",
+     "true: only members, not the types a struct's DWARF declares inside it (pahole -M)"},
 };
 
 namespace {
@@ -54,7 +56,8 @@ Expected<LayoutOptions> parseLayoutOptions(const plugin::OptionValues& values) {
                               {"hex", &options.hex},
                               {"sizes", &options.sizes},
                               {"structs", &options.structsOnly},
-                              {"skip-missing", &options.skipMissing}}) {
+                              {"skip-missing", &options.skipMissing},
+                              {"data-members", &options.dataMembers}}) {
         auto value = flag(values, key);
         if (!value)
             return std::move(value).error();

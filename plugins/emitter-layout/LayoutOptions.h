@@ -19,11 +19,12 @@ struct LayoutOptions {
     std::optional<uint32_t> minHoles; // -H N: only types with at least N holes
     bool structsOnly = false;         // --structs: no unions
     bool skipMissing = false;         // --skip_missing: a -C name not found is not an error
+    bool dataMembers = false;         // -M: no types declared inside a struct, only members
     uint32_t cacheline = 64;          // -c: cacheline size in bytes
 };
 
 // The emitter's option keys, their defaults and help (btforge plugins lists them).
-extern const plugin::OptionSpec kLayoutOptionSpecs[8];
+extern const plugin::OptionSpec kLayoutOptionSpecs[9];
 
 Expected<LayoutOptions> parseLayoutOptions(const plugin::OptionValues& values);
 

@@ -253,6 +253,8 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
             holeComment(m.hole, "byte");
             sumHoles += m.hole;
         }
+        if (!options_.dataMembers && analyzer_.declaresNestedType(id, static_cast<uint32_t>(i)))
+            printNestedType(m.member.type, inner, out);
         if (m.member.bitfieldSize)
             sumBits += m.member.bitfieldSize;
         else
@@ -260,6 +262,18 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         last = &m;
     }
 
+    // Padding of a whole alignment unit or more, which rounding up to the members' alignment
+    // does not make, is shown as the unnamed bitfield that would, when no attribute explains it.
+    if (last && layout.padding && !layout.alignment) {
+        if (layout.padding >= analyzer_.naturalAlignment(id)) {
+            blankLine();
+            comment("Force padding:");
+            appendIndent(out, inner.indent);
+            printDeclaration(last->member.type, ":" + std::to_string(layout.padding * 8), inner,
+                             out);
+            out += ";\n";
+        }
+    }
     if (context.stats) {
         out += '\n';
         // Cachelines are counted where the struct lies (a struct written in place, reached
@@ -423,6 +437,33 @@ void LayoutPrinter::printEnum(ir::TypeId id, const Context& context, std::string
         out += ' ';
         out += suffix;
     }
+}
+
+void LayoutPrinter::printNestedType(ir::TypeId member, const Context& context, std::string& out) {
+    ir::TypeId type = member;
+    while (type != ir::kVoidType && !isTagged(graph_.kind(type))) {
+        ir::Kind kind = graph_.kind(type);
+        if (kind != ir::Kind::Ptr && kind != ir::Kind::Array && !ir::isReferenceKind(kind))
+            return;
+        type = graph_.target(type);
+    }
+    if (type == ir::kVoidType)
+        return;
+    appendIndent(out, context.indent);
+    Context nested = context;
+    nested.firstMember = nested.lastMember = nested.unionMember = false;
+    switch (graph_.kind(type)) {
+    case ir::Kind::Struct:
+        printStruct(type, nested, "", out);
+        break;
+    case ir::Kind::Union:
+        printUnion(type, nested, "", out);
+        break;
+    default:
+        printEnum(type, nested, "", out);
+        break;
+    }
+    out += ";\n\n";
 }
 
 void LayoutPrinter::printTypedef(ir::TypeId id, const Context& context, std::string& out) {
