@@ -397,9 +397,10 @@ private:
             tagNestedTypes(index, id);
     }
 
-    // A struct, union or enum declared inside a function is tagged kLocalTypeTag.
+    // A struct, union or enum defined inside a function is tagged kLocalTypeTag (a declaration
+    // there means the file-scope type).
     void tagLocalType(uint32_t index, TypeId id) {
-        if (!declarationTags_)
+        if (!declarationTags_ || unit_.dies[index].has(kDeclaration))
             return;
         for (uint32_t at = unit_.dies[index].parent; at != kNoIndex; at = unit_.dies[at].parent) {
             if (unit_.dies[at].tag == DW_TAG_subprogram) {

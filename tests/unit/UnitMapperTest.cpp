@@ -308,6 +308,7 @@ TEST_CASE("declaration tags: DW_AT_alignment, types nested in a struct's DIE or 
     b.add(DW_TAG_lexical_block);
     b.open();
     sized(b.add(DW_TAG_structure_type, "local"), 4);
+    b.add(DW_TAG_structure_type, "declared").flags |= kDeclaration; // the file-scope type
     b.close();
     b.close();
 
@@ -337,6 +338,10 @@ TEST_CASE("declaration tags: DW_AT_alignment, types nested in a struct's DIE or 
         CHECK(nestedMember.componentIndex == 1);
         CHECK(nestedMember.type == memberTag.type);
         CHECK(g.name(g.getAs<ir::DeclTagType>(localTag).type) == "local");
+        size_t localTags = 0;
+        for (ir::TypeId id = g.firstId(); id < g.endId(); ++id)
+            localTags += g.kind(id) == ir::Kind::DeclTag && g.name(id) == kLocalTypeTag;
+        CHECK(localTags == 1);
     }
 }
 

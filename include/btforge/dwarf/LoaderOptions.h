@@ -18,7 +18,7 @@ inline constexpr const char* kDeclarationTagsOption = "declaration-tags";
 // The DECL_TAG declaration-tags puts on a member whose anonymous type is declared inside its
 // struct's DIE, right after it (clang does so; gcc declares such types outside).
 inline constexpr std::string_view kNestedTypeTag = "btforge:nested";
-// The DECL_TAG declaration-tags puts on a struct, union or enum declared inside a function.
+// The DECL_TAG declaration-tags puts on a struct, union or enum defined inside a function.
 inline constexpr std::string_view kLocalTypeTag = "btforge:local";
 
 // The reports a DWARF loader writes when the host asks (plugin::Session::reports): every
@@ -47,7 +47,7 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kDeclarationTagsOption, "false",
      "true: what declarations say that BTF has no room for, as DECL_TAGs: DW_AT_alignment as the "
      "attribute 'aligned(N)' (kind_flag 1) of its struct, union or member, 'btforge:nested' on a "
-     "member whose anonymous type the struct's DIE holds, 'btforge:local' on a type declared in "
+     "member whose anonymous type the struct's DIE holds, 'btforge:local' on a type defined in "
      "a function (set for emitters that show declarations, -t layout)"},
 };
 
