@@ -272,6 +272,12 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
     if (layout.isUnion || layout.packedInferred)
         return;
     layout.packedInferred = true;
+    // Declared byte-aligned while its members are not: packed (pahole's reading of DWARF's
+    // alignment 1; other alignments below the members' do not make it packed).
+    if (layout.alignment == 1 && naturalAlignment(id) > 1) {
+        layout.packed = true;
+        return;
+    }
     if (layout.padding || layout.holes) {
         for (const MemberLayout& m : layout.members) {
             ir::TypeId type = resolved(m.member.type);

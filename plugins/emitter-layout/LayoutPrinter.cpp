@@ -263,14 +263,16 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
     }
 
     // Padding of a whole alignment unit or more, which rounding up to the members' alignment
-    // does not make, is shown as the unnamed bitfield that would, when no attribute explains it.
-    if (last && layout.padding && !layout.alignment) {
-        if (layout.padding >= analyzer_.naturalAlignment(id)) {
-            blankLine();
-            comment("Force padding:");
+    // does not make, is shown as the unnamed bitfields of the last member's type that would make
+    // it, when no attribute explains it.
+    if (last && layout.padding && !layout.alignment &&
+        layout.padding >= analyzer_.naturalAlignment(id)) {
+        blankLine();
+        comment("Force padding:");
+        const uint32_t unit = analyzer_.sizeOf(last->member.type);
+        for (uint32_t filled = 0; unit && filled + unit <= layout.padding; filled += unit) {
             appendIndent(out, inner.indent);
-            printDeclaration(last->member.type, ":" + std::to_string(layout.padding * 8), inner,
-                             out);
+            printDeclaration(last->member.type, ":" + std::to_string(unit * 8), inner, out);
             out += ";\n";
         }
     }
@@ -351,7 +353,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         out += ' ';
         out += suffix;
     }
-    if (layout.alignment)
+    if (layout.alignment && !layout.packed) // packed says it all
         out += " __attribute__((__aligned__(" + std::to_string(layout.alignment) + ")))";
 }
 
