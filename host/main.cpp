@@ -88,6 +88,10 @@ int run(int argc, char** argv) {
             return report(applied.error());
         addLoaderOptionsFor(registry, convert->request, convert->loaderOptions);
         registry.configureLoaders(convert->loaderOptions);
+        if (auto applied =
+                registry.configureEmitter(convert->request.emitter, convert->emitterOptions);
+            !applied)
+            return report(applied.error());
     }
     if (auto configured = registry.configure(command->global.pluginOptions); !configured)
         return report(configured.error());
