@@ -278,14 +278,8 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
         layout.packed = true;
         return;
     }
-    if (layout.padding || layout.holes) {
-        for (const MemberLayout& m : layout.members) {
-            ir::TypeId type = resolved(m.member.type);
-            if (graph_.kind(type) == ir::Kind::Struct && m.byteOffset % naturalAlignment(type))
-                this->layout(type).packed = true;
-        }
+    if (layout.padding || layout.holes)
         return;
-    }
     uint32_t largestNatural = 1;
     for (const MemberLayout& m : layout.members) {
         uint32_t natural = naturalAlignment(m.member.type);
@@ -297,5 +291,9 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
     }
     if (layout.size % largestNatural)
         layout.packed = true;
+}
+
+void LayoutAnalyzer::markPacked(ir::TypeId id) {
+    layout(id).packed = true;
 }
 } // namespace btforge::layout

@@ -64,10 +64,12 @@ public:
     // Whether the DWARF declares the type inside a function (dwarf::kLocalTypeTag).
     bool declaredInFunction(ir::TypeId id) const;
     // Decides whether a struct needs __attribute__((__packed__)), as pahole does when it prints
-    // one: a member off its type's natural alignment, or a size that is no multiple of it. A
-    // struct that has holes or padding is not packed, but a struct member it holds off that
-    // member's alignment is, from then on (so the answer depends on what was printed before).
+    // one: a member off its type's natural alignment, or a size that is no multiple of it; a
+    // struct that has holes or padding is not.
     void inferPacked(ir::TypeId id);
+    // A struct found where its alignment does not allow (markPacked) is packed from then on: the
+    // answer depends on what was printed before, as pahole's.
+    void markPacked(ir::TypeId id);
 
 private:
     ClassLayout& layout(ir::TypeId composite);

@@ -107,6 +107,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
 
     Context inner = context;
     inner.indent = context.indent + 1;
+    inner.marksMisaligned = !layout.packed;
     uint32_t cacheline = 0;
     if (!inner.cacheline)
         inner.cacheline = &cacheline;
@@ -369,6 +370,7 @@ void LayoutPrinter::printUnion(ir::TypeId id, Context context, std::string_view 
     Context inner = context;
     inner.indent = context.indent + 1;
     inner.unionMember = true;
+    inner.marksMisaligned = false;
     uint32_t cacheline = 0;
     if (!inner.cacheline)
         inner.cacheline = &cacheline;
@@ -541,6 +543,9 @@ void LayoutPrinter::printMember(const MemberLayout& m, const Context& context, s
     const ir::Kind kind = type == ir::kVoidType ? ir::Kind::Void : graph_.kind(type);
     const bool tagged = isTagged(kind);
     const bool inPlace = tagged && graph_.name(type).empty();
+    if (kind == ir::Kind::Struct && context.marksMisaligned &&
+        m.byteOffset % analyzer_.naturalAlignment(type))
+        analyzer_.markPacked(type);
     if (tagged) {
         printDeclaration(type, "", inner, out);
         if (!name.empty()) {
