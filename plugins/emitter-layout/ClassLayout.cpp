@@ -171,7 +171,7 @@ void LayoutAnalyzer::place(ClassLayout& layout, std::span<const ir::Member> memb
         ir::TypeId type = resolved(m.member.type);
         m.byteSize = sizeOf(type);
         m.byteOffset = m.member.bitOffset / 8;
-        ir::Kind kind = type == ir::kVoidType ? ir::Kind::Void : graph_.kind(type);
+        ir::Kind kind = graph_.kind(type);
         bool integral = kind == ir::Kind::Int || kind == ir::Kind::Enum || kind == ir::Kind::Enum64;
         if (m.member.bitfieldSize && integral && m.byteSize) {
             // A bitfield is shown in the storage unit of its type, aligned to that type's size.

@@ -1,5 +1,7 @@
 #include "LayoutPrinter.h"
 
+#include "StructSums.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <variant>
@@ -19,13 +21,31 @@ void appendSpacing(std::string& out, int width) {
     out.append(static_cast<size_t>(std::max(std::abs(width), 1)), ' ');
 }
 
-void appendCount(std::string& out, uint64_t n, std::string_view unit) {
-    out += std::to_string(n);
-    out += ' ';
-    out += unit;
-    if (n != 1)
-        out += 's';
-}
+// pahole's "Bitfield combined with ..." comments, between members that share storage: a member
+// after the start of the previous one's unit but inside it (the unit of the first bitfield at
+// that offset, or else of the first member there) combines with the next fields; a bitfield
+// whose unit starts before the previous member, or at a plain one, with the previous fields.
+class BitfieldNeighbours {
+public:
+    const char* commentBefore(const MemberLayout* last, const MemberLayout& m) {
+        const char* comment = nullptr;
+        if (last && m.byteOffset > last->byteOffset && m.byteOffset < groupEnd_)
+            comment = "Bitfield combined with next fields";
+        else if (last && m.member.bitfieldSize &&
+                 m.byteOffset < last->byteOffset + last->byteSize &&
+                 (m.byteOffset < last->byteOffset || !last->member.bitfieldSize))
+            comment = "Bitfield combined with previous fields";
+        const bool newOffset = !last || m.byteOffset != last->byteOffset;
+        if (newOffset || (m.member.bitfieldSize && !groupBitfield_))
+            groupEnd_ = uint64_t{m.byteOffset} + m.byteSize;
+        groupBitfield_ = (!newOffset && groupBitfield_) || m.member.bitfieldSize;
+        return comment;
+    }
+
+private:
+    uint64_t groupEnd_ = 0;
+    bool groupBitfield_ = false;
+};
 
 bool isTagged(ir::Kind kind) {
     return kind == ir::Kind::Struct || kind == ir::Kind::Union || kind == ir::Kind::Enum ||
@@ -76,6 +96,15 @@ void LayoutPrinter::printDefinition(ir::TypeId id, std::string& out) {
     }
 }
 
+void LayoutPrinter::printOpening(std::string_view keyword, ir::TypeId id, std::string& out) {
+    out += keyword;
+    if (std::string_view name = graph_.name(id); !name.empty()) {
+        out += ' ';
+        out += name;
+    }
+    out += " {\n";
+}
+
 void LayoutPrinter::printCachelineBoundary(uint32_t offset, const Context& context,
                                            std::string& out) {
     const uint32_t line = offset / options_.cacheline;
@@ -85,9 +114,7 @@ void LayoutPrinter::printCachelineBoundary(uint32_t offset, const Context& conte
     out += "/* --- cacheline " + std::to_string(line) + " boundary (" +
            std::to_string(offset - into) + " bytes) ";
     if (into) {
-        out += "was ";
-        appendCount(out, into, "byte");
-        out += " ago ";
+        out += "was " + counted(into, "byte") + " ago ";
     }
     out += "--- */\n";
     appendIndent(out, context.indent);
@@ -98,13 +125,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
                                 std::string& out) {
     const ClassLayout& layout = analyzer_.of(id);
     analyzer_.inferPacked(id);
-    out += "struct";
-    if (std::string_view name = graph_.name(id); !name.empty()) {
-        out += ' ';
-        out += name;
-    }
-    out += " {\n";
-
+    printOpening("struct", id, out);
     Context inner = context;
     inner.indent = context.indent + 1;
     inner.marksMisaligned = !layout.packed;
@@ -112,72 +133,50 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
     if (!inner.cacheline)
         inner.cacheline = &cacheline;
 
+    // pahole's blank lines: comments after a member are set off from it by one, and the next
+    // member from them by another.
+    bool newline = false;
     auto comment = [&](const std::string& text) {
         appendIndent(out, inner.indent);
         out += "/* " + text + " */\n";
     };
-    // The sums shown after the members.
-    uint64_t sumBytes = 0, sumBits = 0, sumHoles = 0, sumBitHoles = 0;
-    uint32_t paddings = 0, sumPaddings = 0;
-    uint32_t typesWithHoles = 0, typeHoles = 0, typesWithBitHoles = 0, typeBitHoles = 0;
-    uint32_t typesWithBitPadding = 0, typeBitPadding = 0;
-    uint32_t forced = 0, forcedHoles = 0, sumForcedHoles = 0;
-    uint32_t flexibleAtEnd = 0, flexibleInMiddle = 0;
-    bool newline = false;
-    auto blankLine = [&] {
+    auto spacedComment = [&](const std::string& text) {
         if (!newline)
             out += '\n';
         newline = true;
+        comment(text);
     };
-    auto holeComment = [&](uint32_t n, std::string_view unit) {
-        blankLine();
-        std::string text = "XXX ";
-        appendCount(text, n, unit);
-        comment(text + " hole, try to pack");
+    // An unnamed bitfield of `type`, `bits` wide (pahole shows unused bits so).
+    auto unnamedBitfield = [&](ir::TypeId type, uint32_t bits) {
+        appendIndent(out, inner.indent);
+        printDeclaration(type, ":" + std::to_string(bits), inner, out);
+        out += ";\n";
     };
+
+    StructSums sums;
     if (layout.preBitHole) {
-        holeComment(layout.preBitHole, "bit");
-        sumBitHoles += layout.preBitHole;
+        spacedComment("XXX " + counted(layout.preBitHole, "bit") + " hole, try to pack");
+        sums.addBitHole(layout.preBitHole);
     }
     if (layout.preHole) {
-        holeComment(layout.preHole, "byte");
-        sumHoles += layout.preHole;
+        spacedComment("XXX " + counted(layout.preHole, "byte") + " hole, try to pack");
+        sums.addHole(layout.preHole);
     }
+    BitfieldNeighbours neighbours;
     const MemberLayout* last = nullptr;
-    uint64_t groupEnd = 0;
-    bool groupBitfield = false;
     for (size_t i = 0; i < layout.members.size(); ++i) {
         const MemberLayout& m = layout.members[i];
-        if (m.alignment) {
-            ++forced;
-            if (uint32_t before = last ? last->hole : layout.preHole) {
-                ++forcedHoles;
-                sumForcedHoles += before;
-            }
-        }
+        sums.addMember(m, last ? last->hole : layout.preHole);
+        // Bits left in the previous unit before a bitfield in the next one.
         if (last && m.member.bitfieldSize && m.byteOffset != last->byteOffset && last->bitHole) {
             if (newline)
                 out += '\n';
             comment("Force alignment to the next boundary:");
-            appendIndent(out, inner.indent);
-            printDeclaration(m.member.type, ":0", inner, out);
-            out += ";\n";
+            unnamedBitfield(m.member.type, 0);
             newline = true;
         }
-        if (last && m.byteOffset > last->byteOffset && m.byteOffset < groupEnd) {
-            blankLine();
-            comment("Bitfield combined with next fields");
-        } else if (last && m.member.bitfieldSize &&
-                   m.byteOffset < last->byteOffset + last->byteSize &&
-                   (m.byteOffset < last->byteOffset || !last->member.bitfieldSize)) {
-            blankLine();
-            comment("Bitfield combined with previous fields");
-        }
-        // Where the first bitfield at this one's offset ends, or else the first member there.
-        const bool newOffset = !last || m.byteOffset != last->byteOffset;
-        if (newOffset || (m.member.bitfieldSize && !groupBitfield))
-            groupEnd = uint64_t{m.byteOffset} + m.byteSize;
-        groupBitfield = (!newOffset && groupBitfield) || m.member.bitfieldSize;
+        if (const char* combined = neighbours.commentBefore(last, m))
+            spacedComment(combined);
         if (newline) {
             out += '\n';
             newline = false;
@@ -188,78 +187,25 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         printMember(m, inner, out);
         out += '\n';
 
-        ir::TypeId type = m.member.type;
-        if (type != ir::kVoidType && graph_.kind(type) == ir::Kind::Struct) {
-            const ClassLayout& member = analyzer_.of(type);
-            std::string parts;
-            auto part = [&](const std::string& text) {
-                parts += parts.empty() ? "" : ", ";
-                parts += text;
-            };
-            if (member.flexibleArray) {
-                part("a flexible array");
-                ++flexibleAtEnd;
-            }
-            if (member.embeddedFlexibleArray) {
-                part("embedded flexible array(s)");
-                ++flexibleInMiddle;
-            }
-            std::string text;
-            if (member.padding) {
-                appendCount(text, member.padding, "byte");
-                part(text + " of padding");
-                ++paddings;
-                sumPaddings += member.padding;
-            }
-            if (member.bitPadding) {
-                text.clear();
-                appendCount(text, member.bitPadding, "bit");
-                part(text + " of padding");
-                ++typesWithBitPadding;
-                typeBitPadding += member.bitPadding;
-            }
-            if (member.holes) {
-                text.clear();
-                appendCount(text, member.holes, "hole");
-                part(text);
-                ++typesWithHoles;
-                typeHoles += member.holes;
-            }
-            if (member.bitHoles) {
-                text.clear();
-                appendCount(text, member.bitHoles, "bit hole");
-                part(text);
-                ++typesWithBitHoles;
-                typeBitHoles += member.bitHoles;
-            }
-            if (!parts.empty()) {
-                blankLine();
-                comment("XXX last struct has " + parts);
-            }
+        if (graph_.kind(m.member.type) == ir::Kind::Struct) {
+            std::string parts = sums.addMemberStruct(analyzer_.of(m.member.type));
+            if (!parts.empty())
+                spacedComment("XXX last struct has " + parts);
         }
         if (m.bitHole) {
-            holeComment(m.bitHole, "bit");
-            sumBitHoles += m.bitHole;
-            // The unused bits, as the unnamed bitfield that would fill them.
-            if (i + 1 < layout.members.size()) {
-                const MemberLayout& next = layout.members[i + 1];
-                if (next.member.bitfieldSize && next.byteOffset == m.byteOffset) {
-                    appendIndent(out, inner.indent);
-                    printDeclaration(m.member.type, ":" + std::to_string(m.bitHole), inner, out);
-                    out += ";\n";
-                }
-            }
+            spacedComment("XXX " + counted(m.bitHole, "bit") + " hole, try to pack");
+            sums.addBitHole(m.bitHole);
+            const MemberLayout* next =
+                i + 1 < layout.members.size() ? &layout.members[i + 1] : nullptr;
+            if (next && next->member.bitfieldSize && next->byteOffset == m.byteOffset)
+                unnamedBitfield(m.member.type, m.bitHole);
         }
         if (m.hole) {
-            holeComment(m.hole, "byte");
-            sumHoles += m.hole;
+            spacedComment("XXX " + counted(m.hole, "byte") + " hole, try to pack");
+            sums.addHole(m.hole);
         }
         if (!options_.dataMembers && analyzer_.declaresNestedType(id, static_cast<uint32_t>(i)))
             printNestedType(m.member.type, inner, out);
-        if (m.member.bitfieldSize)
-            sumBits += m.member.bitfieldSize;
-        else
-            sumBytes += m.byteSize;
         last = &m;
     }
 
@@ -268,83 +214,18 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
     // it, when no attribute explains it.
     if (last && layout.padding && !layout.alignment &&
         layout.padding >= analyzer_.naturalAlignment(id)) {
-        blankLine();
-        comment("Force padding:");
+        spacedComment("Force padding:");
         const uint32_t unit = analyzer_.sizeOf(last->member.type);
-        for (uint32_t filled = 0; unit && filled + unit <= layout.padding; filled += unit) {
-            appendIndent(out, inner.indent);
-            printDeclaration(last->member.type, ":" + std::to_string(unit * 8), inner, out);
-            out += ";\n";
-        }
+        for (uint32_t filled = 0; unit && filled + unit <= layout.padding; filled += unit)
+            unnamedBitfield(last->member.type, unit * 8);
     }
     if (context.stats) {
         out += '\n';
-        // Cachelines are counted where the struct lies (a struct written in place, reached
-        // through a qualifier, starts at its member's offset).
+        // Cachelines count from where the struct lies (one written in place starts at its
+        // member's offset).
         const uint64_t start = context.relativeOffsets ? 0 : context.baseOffset;
-        const uint64_t end = start + layout.size;
-        const uint64_t lines =
-            (end + options_.cacheline - 1) / options_.cacheline - start / options_.cacheline;
-        std::string text = "size: " + std::to_string(layout.size) +
-                           ", cachelines: " + std::to_string(lines) +
-                           ", members: " + std::to_string(layout.members.size());
-        comment(text);
-        if (sumHoles)
-            comment("sum members: " + std::to_string(sumBytes) + ", holes: " +
-                    std::to_string(layout.holes) + ", sum holes: " + std::to_string(sumHoles));
-        else if (sumBitHoles && sumBytes)
-            comment("sum members: " + std::to_string(sumBytes));
-        if (sumBitHoles)
-            comment("sum bitfield members: " + std::to_string(sumBits) +
-                    " bits, bit holes: " + std::to_string(layout.bitHoles) +
-                    ", sum bit holes: " + std::to_string(sumBitHoles) + " bits");
-        else if (sumHoles && sumBits)
-            comment("sum bitfield members: " + std::to_string(sumBits) + " bits (" +
-                    std::to_string(sumBits / 8) + " bytes)");
-        if (layout.padding)
-            comment("padding: " + std::to_string(layout.padding));
-        if (typesWithHoles || typesWithBitHoles || typesWithBitPadding) {
-            std::string types;
-            auto add = [&](const std::string& part) {
-                types += types.empty() ? "" : ", ";
-                types += part;
-            };
-            if (typesWithHoles)
-                add("holes: " + std::to_string(typesWithHoles) +
-                    ", total: " + std::to_string(typeHoles));
-            if (typesWithBitHoles)
-                add("bit holes: " + std::to_string(typesWithBitHoles) +
-                    ", total: " + std::to_string(typeBitHoles));
-            if (typesWithBitPadding) {
-                std::string total;
-                appendCount(total, typeBitPadding, "bit");
-                add("bit paddings: " + std::to_string(typesWithBitPadding) + ", total: " + total);
-            }
-            comment("member types with " + types);
-        }
-        if (paddings)
-            comment("paddings: " + std::to_string(paddings) +
-                    ", sum paddings: " + std::to_string(sumPaddings));
-        if (layout.bitPadding)
-            comment("bit_padding: " + std::to_string(layout.bitPadding) + " bits");
-        if (forced) {
-            std::string text = "forced alignments: " + std::to_string(forced);
-            if (forcedHoles)
-                text += ", forced holes: " + std::to_string(forcedHoles) +
-                        ", sum forced holes: " + std::to_string(sumForcedHoles);
-            comment(text);
-        }
-        if (flexibleAtEnd || flexibleInMiddle) {
-            std::string text = "flexible array members: ";
-            if (flexibleAtEnd)
-                text += "end: " + std::to_string(flexibleAtEnd);
-            if (flexibleInMiddle)
-                text += std::string(flexibleAtEnd ? ", " : "") +
-                        "middle: " + std::to_string(flexibleInMiddle);
-            comment(text);
-        }
-        if (uint64_t lastLine = end % options_.cacheline)
-            comment("last cacheline: " + std::to_string(lastLine) + " bytes");
+        for (const std::string& line : sums.lines(layout, start, options_.cacheline))
+            comment(line);
     }
     appendIndent(out, context.indent);
     out += '}';
@@ -361,12 +242,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
 void LayoutPrinter::printUnion(ir::TypeId id, Context context, std::string_view suffix,
                                std::string& out) {
     const ClassLayout& layout = analyzer_.of(id);
-    out += "union";
-    if (std::string_view name = graph_.name(id); !name.empty()) {
-        out += ' ';
-        out += name;
-    }
-    out += " {\n";
+    printOpening("union", id, out);
     Context inner = context;
     inner.indent = context.indent + 1;
     inner.unionMember = true;
@@ -540,9 +416,9 @@ void LayoutPrinter::printMember(const MemberLayout& m, const Context& context, s
     inner.baseOffset = offset;
     const std::string_view name = graph_.str(m.member.name);
     const ir::TypeId type = m.member.type;
-    const ir::Kind kind = type == ir::kVoidType ? ir::Kind::Void : graph_.kind(type);
+    const ir::Kind kind = graph_.kind(type);
     const bool tagged = isTagged(kind);
-    const bool inPlace = tagged && graph_.name(type).empty();
+    const bool inPlace = tagged && graph_.name(type).empty(); // anonymous, written here
     if (kind == ir::Kind::Struct && context.marksMisaligned &&
         m.byteOffset % analyzer_.naturalAlignment(type))
         analyzer_.markPacked(type);
@@ -566,6 +442,9 @@ void LayoutPrinter::printMember(const MemberLayout& m, const Context& context, s
         out += attribute;
     }
     out += ';';
+    // The comment's column: after a type written in place, pahole counts from the name's length
+    // alone (the packed attribute included, an alignment's too), so the column can be off;
+    // otherwise from all that was printed, at least one blank.
     if (inPlace) {
         int length =
             static_cast<int>(alignmentLength) + (name.empty() ? -1 : static_cast<int>(name.size()));
@@ -613,7 +492,7 @@ void LayoutPrinter::printDeclaration(ir::TypeId type, std::string_view name, Con
         suffix = declarator;
     }
     while (true) {
-        const ir::Kind kind = type == ir::kVoidType ? ir::Kind::Void : graph_.kind(type);
+        const ir::Kind kind = graph_.kind(type);
         switch (kind) {
         case ir::Kind::Ptr: {
             ir::TypeId target = graph_.target(type);

@@ -58,6 +58,8 @@ private:
                           std::string& out);
     void printArray(ir::TypeId array, std::string_view name, const Context& context,
                     std::string& out);
+    // "struct NAME {" (anonymous: "struct {").
+    void printOpening(std::string_view keyword, ir::TypeId id, std::string& out);
     void printCachelineBoundary(uint32_t offset, const Context& context, std::string& out);
     void appendNumber(std::string& out, uint64_t value, int width) const;
 
