@@ -106,13 +106,18 @@ refused "more than one input" -J --btf_encode_detached="$work/refused.btf" "$inp
 refused "-jx" -J -jx --btf_encode_detached="$work/refused.btf" "$input"
 
 # --- without -J: layouts, as convert -t layout prints them ---
-pahole -C "$(pahole -s "$input" | head -1 | cut -f1)" "$input" > "$work/layout.pahole" ||
-    fail "pahole -C failed"
-"$BTFORGE" convert "$input" -t layout -o - --lang-exclude "" \
-    -C "$(pahole -s "$input" | head -1 | cut -f1)" > "$work/layout.convert"
-cmp "$work/layout.pahole" "$work/layout.convert" || fail "pahole -C prints other layouts than convert"
-[ -s "$work/layout.pahole" ] || fail "pahole -C printed nothing"
-echo "  pahole -C NAME FILE prints what convert FILE -t layout -C NAME prints"
+pahole "$input" > "$work/layout.pahole" || fail "pahole FILE failed"
+"$BTFORGE" convert "$input" -t layout -o - --lang-exclude "" > "$work/layout.convert"
+cmp "$work/layout.pahole" "$work/layout.convert" || fail "pahole prints other layouts than convert"
+struct=$(pahole -s "$input" | head -1 | cut -f1)
+if [ -n "$struct" ]; then
+    pahole -C "$struct" "$input" > "$work/layout.pahole" || fail "pahole -C failed"
+    "$BTFORGE" convert "$input" -t layout -o - --lang-exclude "" -C "$struct" \
+        > "$work/layout.convert"
+    cmp "$work/layout.pahole" "$work/layout.convert" || fail "pahole -C prints other layouts"
+    [ -s "$work/layout.pahole" ] || fail "pahole -C $struct printed nothing"
+fi
+echo "  pahole FILE and pahole -C NAME FILE print what convert FILE -t layout prints"
 
 # --- --verbose: pahole's skip lines, the functions --report-skipped lists ---
 pahole --verbose --btf_features=default --btf_encode_detached="$work/verbose.btf" "$input" \
