@@ -266,7 +266,6 @@ Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string
         std::find(args.begin(), args.end(), "--supported_btf_features") == args.end() &&
         !encodes(args))
         return translateLayoutArguments(args);
-    bool encode = false;
     bool verbose = false;
     bool featuresGiven = false; // the first --btf_features starts from the empty set
     std::optional<std::string> detached, base, jobs, languages, input;
@@ -293,7 +292,7 @@ Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string
         auto list = value("--btf_features");
         const bool strict = !list && (list = value("--btf_features_strict")).has_value();
         if (arg == "-J" || arg == "--btf_encode") {
-            encode = true;
+            // What makes this an encoding (encodes()); where it goes, the options below say.
         } else if (arg == "-V" || arg == "--verbose") {
             verbose = true;
         } else if (auto file = value("--btf_encode_detached")) {
