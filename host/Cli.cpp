@@ -145,8 +145,11 @@ po::options_description dumpOptions() {
 // As --kinds takes them: "INT,STRUCT,...".
 std::string matchedKindNames() {
     std::string names;
-    for (ir::Kind kind : compare::matchedKinds())
-        names += (names.empty() ? "" : ",") + std::string(ir::kindName(kind));
+    for (ir::Kind kind : compare::matchedKinds()) {
+        if (!names.empty())
+            names += ',';
+        names += ir::kindName(kind);
+    }
     return names;
 }
 

@@ -74,8 +74,11 @@ std::string featureList(const FeatureSet& set) {
     std::string list;
     for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
         auto f = static_cast<Feature>(i);
-        if (set.has(f))
-            list += (list.empty() ? "" : ",") + std::string(FeatureSet::name(f));
+        if (!set.has(f))
+            continue;
+        if (!list.empty())
+            list += ',';
+        list += FeatureSet::name(f);
     }
     return list.empty() ? "none" : list;
 }
