@@ -26,6 +26,7 @@ from its DWARF when it has some, else its .BTF (-t layout, docs/layout.md):
   -c, --cacheline_size=SIZE         cacheline size (default 64)
   -F, --format_path=LIST            dwarf, btf, or both in the order to try
   --skip_missing                    a -C name not found is a warning, not an error
+  --btf_base=BASE                   FILE's BTF is split BTF over BASE (a module over vmlinux)
 
 With -J, BTF:
   -J, --btf_encode                  write .BTF into FILE (btforge convert --in-place)
@@ -159,7 +160,7 @@ bool encodes(std::span<const std::string> args) {
 
 // pahole's layout options, as the convert command that prints them with the layout emitter.
 Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string> args) {
-    std::optional<std::string> input, jobs, loader;
+    std::optional<std::string> input, jobs, loader, base;
     bool carried = false;
     std::vector<std::string> emitter; // --plugin-opt layout.KEY=VALUE
     auto set = [&](const char* key, const std::string& value) {
@@ -192,6 +193,8 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
             set("cacheline", *size);
         } else if (arg == "--skip_missing") {
             set("skip-missing", "true");
+        } else if (auto path = optionValue(args, i, "--btf_base")) {
+            base = *path; // split BTF (a module's) read over it
         } else if (auto formats = optionValue(args, i, "--format_path", 'F')) {
             std::vector<std::string> names;
             std::istringstream in(*formats);
@@ -223,7 +226,8 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
             return compatError(
                 "unsupported option '" + arg +
                 "' (btforge implements pahole's layout options -C, -E, --hex, -s, -H, --structs, "
-                "-M, -c, -F, --skip_missing, and with -J its BTF encoding options: see --help)");
+                "-M, -c, -F, --skip_missing, --btf_base, and with -J its BTF encoding options: "
+                "see --help)");
         } else if (input) {
             return compatError("more than one input ('" + *input + "', '" + arg + "')");
         } else {
@@ -240,6 +244,8 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
                            "-o", "-", "--lang-exclude", ""});
     if (loader)
         out.insert(out.end(), {"-f", *loader});
+    if (base)
+        out.insert(out.end(), {"-B", *base});
     if (carried)
         out.emplace_back("--carried");
     return PaholeTranslation(std::move(out));

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# layout.sh TOOLS btf INPUT... | TOOLS programs SOURCE | TOOLS dwarf-vmlinux VMLINUX
+# layout.sh TOOLS btf INPUT... | TOOLS split VMLINUX MODULE | TOOLS programs SOURCE |
+#           TOOLS dwarf-vmlinux VMLINUX
 # btforge's `pahole` link printing layouts (the layout emitter) against upstream pahole master
 # (TOOLS: ../shared/tools/pahole-master), byte for byte, upstream's output made at test time:
 #  - btf: each INPUT's BTF (a raw BTF file, /sys/kernel/btf/vmlinux, or an ELF file read with
 #    -F btf) with no option, -E, --hex, -s, -H 1, -c 32, --structs -M, and -C lists (structs,
 #    unions, typedefs, enums), with and without -E;
+#  - split: MODULE's split BTF over VMLINUX's (--btf_base), which lists the base's types too;
 #  - programs: SOURCE compiled by gcc and clang-19, DWARF 4 and 5, -O0 and -O2: its DWARF
 #    (-F dwarf: no option, -E, -M, --hex, -c 32, -C lists; a file with DWARF and .BTF is read
 #    as DWARF) and the BTF upstream encodes from it (-F btf), so that where upstream's DWARF
@@ -38,10 +40,10 @@ same() {
     checks=$((checks + 1))
     echo "  pahole $args: $(wc -l < "$work/btforge.out") lines, identical"
 }
-# names FILE KINDS N: every Nth name of a struct, union, typedef or enum (KINDS, bpftool's
-# words as btforge dump prints them) of what FILE carries, comma-separated.
+# names FILE KINDS N [BASE]: every Nth name of a struct, union, typedef or enum (KINDS, bpftool's
+# words as btforge dump prints them) of what FILE carries (over BASE), comma-separated.
 names() {
-    "$BTFORGE" dump "$1" |
+    "$BTFORGE" dump "$1" ${4:+-B "$4"} |
         sed -n -E "s/^\[[0-9]+\] ($2) '([^'(]+)'.*/\2/p" | awk '!seen[$0]++' |
         awk -v n="$3" 'NR % n == 1' | paste -sd, -
 }
@@ -62,6 +64,15 @@ btf)
         same "${format[@]}" -C "$composites" "$input"
         same "${format[@]}" -E -C "$composites,$others" "$input"
     done
+    ;;
+split)
+    vmlinux=$1 module=$2
+    require_file "$module" "fetch it with scripts/fetch-debian-kernel.sh"
+    for options in "" "-E" "-s -H 2"; do
+        # shellcheck disable=SC2086
+        same -F btf --btf_base "$vmlinux" $options "$module"
+    done
+    same -F btf --btf_base "$vmlinux" -C "$(names "$module" "STRUCT|UNION" 3 "$vmlinux")" "$module"
     ;;
 programs)
     source=$1

@@ -119,8 +119,8 @@ TEST_CASE("pahole-compat: outputs, base, jobs, languages and --verbose") {
 }
 
 TEST_CASE("pahole-compat: without -J, layouts through the layout emitter") {
-    const std::vector<std::string> convert{"convert", "prog", "-t", "layout", "-o", "-",
-                                           "--lang-exclude", ""};
+    const std::vector<std::string> convert{"convert", "prog",           "-t", "layout", "-o",
+                                           "-",       "--lang-exclude", ""};
     CHECK(translate({"prog"}).args == convert);
     // The running kernel's BTF when no file is given.
     CHECK(translate({"-C", "list_head"}).args ==
@@ -166,6 +166,10 @@ TEST_CASE("pahole-compat: without -J, layouts through the layout emitter") {
     CHECK(from({"-Fbtf,dwarf"}) == "--carried");
     CHECK(from({"-F", "dwarf,btf"}) == "(default)");
     CHECK(translate({"-F", "ctf", "prog"}).error.find("'ctf'") != std::string::npos);
+    // A module's split BTF over its base.
+    const std::vector<std::string> split = translate({"--btf_base=vmlinux", "m.ko"}).args;
+    const std::vector<std::string> overBase{"-B", "vmlinux"};
+    CHECK(std::search(split.begin(), split.end(), overBase.begin(), overBase.end()) != split.end());
     // What is not implemented is refused by name; encoding options need -J.
     for (const char* option : {"-R", "-S", "-P", "--reorganize", "-a", "--count=3"}) {
         CAPTURE(option);
