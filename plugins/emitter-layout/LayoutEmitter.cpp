@@ -44,22 +44,27 @@ public:
         // the loader's kind.
         const bool declared = request.loader && !request.loader->has(plugin::Capability::ReadsBtf);
         layout::LayoutPrinter printer(graph, *options, declared);
-        std::string text;
-        Expected<void> result;
+        Listing listing{graph, printer, *options, out, {}};
         if (!options->classes.empty())
-            result = printClasses(printer, graph, *options, session, text);
-        else
-            printAll(printer, graph, *options, text);
-        out << text;
-        return result;
+            return printClasses(listing, session);
+        printAll(listing);
+        return {};
     }
 
 private:
+    // Where the types go: each is written as a whole once printed (in one reused buffer).
+    struct Listing {
+        const ir::TypeGraph& graph;
+        layout::LayoutPrinter& printer;
+        const LayoutOptions& options;
+        std::ostream& out;
+        std::string text;
+    };
+
     // The types -C names, in its order, the first of each name; as pahole, what precedes a name
     // not found is printed, then the error (with --skip_missing, a warning, and on).
-    static Expected<void> printClasses(layout::LayoutPrinter& printer, const ir::TypeGraph& graph,
-                                       const LayoutOptions& options, plugin::Session& session,
-                                       std::string& text) {
+    static Expected<void> printClasses(Listing& listing, plugin::Session& session) {
+        const ir::TypeGraph& graph = listing.graph;
         std::unordered_map<std::string_view, ir::TypeId> byName;
         for (ir::TypeId id = 1; id < graph.endId(); ++id) {
             ir::Kind kind = graph.kind(id);
@@ -67,34 +72,39 @@ private:
                 kind == ir::Kind::Typedef)
                 byName.emplace(graph.name(id), id);
         }
-        for (const std::string& name : options.classes) {
+        for (const std::string& name : listing.options.classes) {
             auto found = byName.find(name);
             if (found == byName.end()) {
-                if (!options.skipMissing)
+                if (!listing.options.skipMissing)
                     return Error::badInput("type '" + name + "' not found");
                 session.diagnostics.warning("type '" + name + "' not found");
                 continue;
             }
-            printOne(printer, graph, found->second, options, text);
-            text += '\n';
+            printOne(listing, found->second, "\n");
         }
         return {};
     }
 
-    static void printOne(layout::LayoutPrinter& printer, const ir::TypeGraph& graph, ir::TypeId id,
-                         const LayoutOptions& options, std::string& text) {
-        if (options.sizes) {
-            text += graph.name(id);
-            const auto& layout = printer.analyzer().of(id);
+    // One type (with -s, its line), then `after`.
+    static void printOne(Listing& listing, ir::TypeId id, std::string_view after = {}) {
+        std::string& text = listing.text;
+        text.clear();
+        if (listing.options.sizes) {
+            const auto& layout = listing.printer.analyzer().of(id);
+            text += listing.graph.name(id);
             text += '\t' + std::to_string(layout.size) + '\t' + std::to_string(layout.holes) + '\n';
-            return;
+        } else {
+            listing.printer.printDefinition(id, text);
+            text += ";\n";
         }
-        printer.printDefinition(id, text);
-        text += ";\n";
+        text += after;
+        listing.out.write(text.data(), static_cast<std::streamsize>(text.size()));
     }
 
-    static void printAll(layout::LayoutPrinter& printer, const ir::TypeGraph& graph,
-                         const LayoutOptions& options, std::string& text) {
+    static void printAll(Listing& listing) {
+        const ir::TypeGraph& graph = listing.graph;
+        const LayoutOptions& options = listing.options;
+        layout::LayoutPrinter& printer = listing.printer;
         std::unordered_map<std::string_view, std::vector<ir::TypeId>> shown;
         for (ir::TypeId id = 1; id < graph.endId(); ++id) {
             ir::Kind kind = graph.kind(id);
@@ -114,7 +124,7 @@ private:
             if (repeated)
                 continue;
             same.push_back(id);
-            printOne(printer, graph, id, options, text);
+            printOne(listing, id);
         }
     }
 };
