@@ -31,7 +31,8 @@ its DWARF otherwise or with -f dwarf; convert makes BTF from the DWARF (-f btf: 
   pahole-compat ARGS     encode BTF as 'pahole ARGS' does (kernel builds; also as a 'pahole' link)
 
 loaders (-f): dwarf, llvm-dwarf, btf, json (the JSON of 'bpftool btf dump -j', edited or not)
-emitters (-t): btf, btf-func-addr, json, text, c (a C header, as 'bpftool btf dump ... format c')
+emitters (-t): btf, btf-func-addr, json, text, c (a C header, as bpftool's 'format c'), layout
+  (struct layouts, as pahole prints them)
 'btforge plugins' lists the plugins found; 'btforge COMMAND --help' a command's options.
 )";
 
@@ -60,7 +61,8 @@ po::options_description convertOptions() {
         "loader plugin: dwarf, llvm-dwarf, btf, json (default: an ELF file's DWARF when it has "
         "some, else its .BTF; -f btf: the .BTF; bpftool's JSON by its content)")(
         "to,t", po::value<std::string>()->default_value("btf"),
-        "emitter plugin: btf, btf-func-addr, json, text, c (a vmlinux.h, as bpftool's format c)")(
+        "emitter plugin: btf, btf-func-addr, json, text, c (a vmlinux.h, as bpftool's format c), "
+        "layout (struct layouts, as pahole)")(
         "base,B", po::value<std::string>(), "base BTF for split input and output")(
         "features", po::value<std::string>(),
         "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
@@ -91,7 +93,39 @@ po::options_description convertOptions() {
         "keep", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "keep only the types these names need (after INPUT; comma-separated lists too)")(
         "drop", po::value<std::vector<std::string>>()->multitoken()->composing(),
-        "drop the types of these names and what only they need");
+        "drop the types of these names and what only they need")(
+        "carried", "read what an ELF file carries: its .BTF when it has one, its DWARF otherwise "
+                   "(as dump does; -t layout as pahole -F btf,dwarf)");
+    return d;
+}
+
+// The layout emitter's options (-t layout, docs/layout.md), as pahole spells them where it can.
+struct LayoutShorthand {
+    const char* option; // Boost's "long,short"
+    const char* key;
+    bool takesValue;
+    const char* help;
+};
+constexpr LayoutShorthand kLayoutShorthands[] = {
+    {"class,C", "class", true, "only these structs, unions, enums, typedefs (comma-separated)"},
+    {"expand,E", "expand", false, "member types written out in full"},
+    {"hex", "hex", false, "offsets and sizes in hexadecimal"},
+    {"sizes", "sizes", false, "one line per type: name, size, number of holes"},
+    {"holes", "holes", true, "only types with at least N holes"},
+    {"structs", "structs", false, "structs only, no unions"},
+    {"data-members", "data-members", false, "members only, not types declared in a struct"},
+    {"cacheline", "cacheline", true, "cacheline size in bytes (default 64)"},
+    {"skip-missing", "skip-missing", false, "a --class name not found is a warning"},
+};
+
+po::options_description layoutOptions() {
+    po::options_description d("layout options (-t layout: struct and union layouts, as pahole)");
+    for (const LayoutShorthand& s : kLayoutShorthands) {
+        if (s.takesValue)
+            d.add_options()(s.option, po::value<std::string>(), s.help);
+        else
+            d.add_options()(s.option, s.help);
+    }
     return d;
 }
 
@@ -118,8 +152,11 @@ po::options_description dumpOptions() {
 // As --kinds takes them: "INT,STRUCT,...".
 std::string matchedKindNames() {
     std::string names;
-    for (ir::Kind kind : compare::matchedKinds())
-        names += (names.empty() ? "" : ",") + std::string(ir::kindName(kind));
+    for (ir::Kind kind : compare::matchedKinds()) {
+        if (!names.empty())
+            names += ',';
+        names += ir::kindName(kind);
+    }
     return names;
 }
 
@@ -166,6 +203,8 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
                                          const std::vector<std::string>& args) {
     bool isDump = name == "dump";
     po::options_description options = isDump ? dumpOptions() : convertOptions();
+    if (!isDump)
+        options.add(layoutOptions());
     options.add_options()("input", po::value<std::string>(), "input file");
     po::positional_options_description positional;
     positional.add("input", 1);
@@ -198,6 +237,14 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
         request.output = vm["output"].as<std::string>();
     }
     request.emitter = vm["to"].as<std::string>();
+    request.source.carried = vm.count("carried") > 0;
+    for (const LayoutShorthand& s : kLayoutShorthands) {
+        std::string option(s.option);
+        option = option.substr(0, option.find(','));
+        if (vm.count(option))
+            command.emitterOptions.push_back(
+                {"--" + option, s.key, s.takesValue ? vm[option].as<std::string>() : "true"});
+    }
     if (request.intoElf && request.output == "-")
         return Error::usage("convert: --elf and --in-place write BTF into an ELF file: no -t, no "
                             "'-o -'");
@@ -391,11 +438,12 @@ Expected<Command> parse(int argc, const char* const* argv) {
             command.action = InfoCommand{
                 name == "dump"
                     ? helpText("dump INPUT [--json] [-B BASE] [-f LOADER]", dumpOptions())
-                    : helpText("convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
-                               "[-t EMITTER] [-B BASE]\n"
-                               "                       [--features F,...] "
-                               "[--keep NAME... | --drop NAME...]",
-                               convertOptions())};
+                    : helpText(
+                          "convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
+                          "[-t EMITTER] [-B BASE]\n"
+                          "                       [--features F,...] "
+                          "[--keep NAME... | --drop NAME...]",
+                          po::options_description().add(convertOptions()).add(layoutOptions()))};
             return command;
         }
         auto conversion = parseConversion(name, args);

@@ -27,6 +27,9 @@ struct ConvertCommand {
     // What the shorthands of loader options (--lang-exclude, --no-dedup, ...) set, by key, on the
     // loader that reads INPUT; --plugin-opt settings override them.
     plugin::OptionValues loaderOptions;
+    // The same for the emitter's options (-C sets layout's 'class'), applied before --plugin-opt;
+    // an emitter that lacks the key is a usage error.
+    std::vector<EmitterSetting> emitterOptions;
 };
 struct DiffCommand {
     DiffRequest request;

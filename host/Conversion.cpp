@@ -75,6 +75,17 @@ Expected<void> applyEmitterCapabilities(const PluginRegistry& registry,
     return {};
 }
 
+void addLoaderOptionsFor(const PluginRegistry& registry, const ConversionRequest& request,
+                         plugin::OptionValues& loaderOptions) {
+    if (request.funcAddr != FuncAddrMode::Standard)
+        loaderOptions[dwarf::kFuncPerAddressOption] = "true";
+    const LoadedPlugin* emitter = registry.find(PluginKind::Emitter, request.emitter);
+    if (emitter && emitter->descriptor->has(plugin::Capability::ShowsDeclarations)) {
+        loaderOptions[dwarf::kNestedArraysOption] = "true";
+        loaderOptions[dwarf::kDeclarationTagsOption] = "true";
+    }
+}
+
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session) {
     auto emitterPlugin = requirePlugin(registry, PluginKind::Emitter, request.emitter);
@@ -127,7 +138,7 @@ Expected<void> runConversion(const PluginRegistry& registry, const ConversionReq
         *graph = btf::funcAddrToDeclTags(std::move(*graph));
 
     auto emitter = (*emitterPlugin)->descriptor->makeEmitter();
-    plugin::EmitRequest emit{request.output, (*emitterPlugin)->options};
+    plugin::EmitRequest emit{request.output, (*emitterPlugin)->options, loader};
     Expected<void> written;
     const bool distill = distillsBase(*graph, request, session);
     plugin::PhaseTimer writing(session.stats, plugin::phase::kWrite);

@@ -42,6 +42,12 @@ struct ConversionRequest {
 // What the emitter's capabilities imply for the request (--func-addr keep for an emitter that
 // writes FUNC addresses) and the outputs they refuse (--elf without an emitter writing BTF).
 Expected<void> applyEmitterCapabilities(const PluginRegistry& registry, ConversionRequest& request);
+// The DWARF loaders' options the request and its emitter imply (dwarf/LoaderOptions.h): one FUNC
+// per address for the FUNC-address modes; for an emitter that ShowsDeclarations, arrays nested
+// and DW_AT_alignment kept. Added to `loaderOptions` (the shorthands), which --plugin-opt
+// overrides.
+void addLoaderOptionsFor(const PluginRegistry& registry, const ConversionRequest& request,
+                         plugin::OptionValues& loaderOptions);
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,
                              plugin::Session& session);

@@ -11,8 +11,24 @@ namespace btforge::host {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: pahole -J [OPTIONS] FILE     (btforge pahole-compat: pahole's BTF encoding, by btforge)
+    R"(usage: pahole [OPTIONS] [FILE]       (btforge pahole-compat: pahole's layouts and BTF encoding)
+       pahole -J [OPTIONS] FILE
 
+Without -J, the layouts of FILE's structs and unions (default FILE: /sys/kernel/btf/vmlinux), read
+from its DWARF when it has some, else its .BTF (-t layout, docs/layout.md):
+  -C, --class_name=NAMES            only these structs, unions, enums, typedefs (comma-separated)
+  -E, --expand_types                member types written out in full
+  --hex                             offsets and sizes in hexadecimal
+  -s, --sizes                       name, size and number of holes, one line per type
+  -H, --holes=N                     only types with at least N holes
+  --structs                         no unions
+  -M, --show_only_data_members      members only, not types declared inside a struct
+  -c, --cacheline_size=SIZE         cacheline size (default 64)
+  -F, --format_path=LIST            dwarf, btf, or both in the order to try
+  --skip_missing                    a -C name not found is a warning, not an error
+  --btf_base=BASE                   FILE's BTF is split BTF over BASE (a module over vmlinux)
+
+With -J, BTF:
   -J, --btf_encode                  write .BTF into FILE (btforge convert --in-place)
   --btf_encode_detached=OUT         write raw BTF to OUT instead
   --btf_base=BASE                   split BTF over BASE (vmlinux for a module)
@@ -29,7 +45,7 @@ constexpr const char* kUsage =
                                     pahole's switches, without --btf_features
   --version                         the pahole version implemented
 Without --btf_features, pahole's legacy set: var, decl_tag, type_tag, enum64. See
-docs/kernel-build.md.
+docs/kernel-build.md. Any other pahole option is refused by name.
 )";
 
 Error compatError(const std::string& message) {
@@ -59,8 +75,11 @@ std::string featureList(const FeatureSet& set) {
     std::string list;
     for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
         auto f = static_cast<Feature>(i);
-        if (set.has(f))
-            list += (list.empty() ? "" : ",") + std::string(FeatureSet::name(f));
+        if (!set.has(f))
+            continue;
+        if (!list.empty())
+            list += ',';
+        list += FeatureSet::name(f);
     }
     return list.empty() ? "none" : list;
 }
@@ -118,6 +137,120 @@ Expected<void> addFeatures(std::string_view list, bool strict, FeatureSet& set,
     return {};
 }
 
+// --name=VALUE, --name VALUE, -XVALUE or -X VALUE: the value of option `name` (or `letter`) at
+// args[i], advancing i past a separate value; nullopt when args[i] is another option.
+std::optional<std::string> optionValue(std::span<const std::string> args, size_t& i,
+                                       std::string_view name, char letter = 0) {
+    const std::string& arg = args[i];
+    if (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=')
+        return arg.substr(name.size() + 1);
+    const bool shortForm = letter && arg.size() >= 2 && arg[0] == '-' && arg[1] == letter;
+    if (shortForm && arg.size() > 2)
+        return arg.substr(2);
+    if ((arg == name || (shortForm && arg.size() == 2)) && i + 1 < args.size())
+        return args[++i];
+    return std::nullopt;
+}
+
+bool encodes(std::span<const std::string> args) {
+    return std::any_of(args.begin(), args.end(), [](const std::string& arg) {
+        return arg == "-J" || arg == "--btf_encode" || arg.starts_with("--btf_encode_detached");
+    });
+}
+
+// pahole's layout options, as the convert command that prints them with the layout emitter.
+Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string> args) {
+    std::optional<std::string> input, jobs, loader, base;
+    bool carried = false;
+    std::vector<std::string> emitter; // --plugin-opt layout.KEY=VALUE
+    auto set = [&](const char* key, const std::string& value) {
+        emitter.push_back(std::string("layout.") + key + "=" + value);
+    };
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        // Short switches may come grouped, as argp takes them: -Es.
+        if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' &&
+            arg.find_first_not_of("EsM", 1) == std::string::npos) {
+            for (char c : arg.substr(1))
+                set(c == 'E' ? "expand" : c == 's' ? "sizes" : "data-members", "true");
+            continue;
+        }
+        if (auto names = optionValue(args, i, "--class_name", 'C')) {
+            set("class", *names);
+        } else if (arg == "-E" || arg == "--expand_types") {
+            set("expand", "true");
+        } else if (arg == "--hex") {
+            set("hex", "true");
+        } else if (arg == "-s" || arg == "--sizes") {
+            set("sizes", "true");
+        } else if (auto holes = optionValue(args, i, "--holes", 'H')) {
+            set("holes", *holes);
+        } else if (arg == "--structs") {
+            set("structs", "true");
+        } else if (arg == "-M" || arg == "--show_only_data_members") {
+            set("data-members", "true");
+        } else if (auto size = optionValue(args, i, "--cacheline_size", 'c')) {
+            set("cacheline", *size);
+        } else if (arg == "--skip_missing") {
+            set("skip-missing", "true");
+        } else if (auto path = optionValue(args, i, "--btf_base")) {
+            base = *path; // split BTF (a module's) read over it
+        } else if (auto formats = optionValue(args, i, "--format_path", 'F')) {
+            std::vector<std::string> names;
+            std::istringstream in(*formats);
+            for (std::string name; std::getline(in, name, ',');) {
+                if (name != "dwarf" && name != "btf")
+                    return compatError("-F: format '" + name + "' is not supported (dwarf, btf)");
+                names.push_back(name);
+            }
+            if (names.empty())
+                return compatError("-F: no format given (dwarf, btf)");
+            // One format is read or an error; with two, the first when the input has it.
+            loader.reset();
+            carried = names.size() > 1 && names[0] == "btf";
+            if (names.size() == 1)
+                loader = names[0];
+        } else if (arg == "-j" || arg == "--jobs") {
+            jobs.reset();
+        } else if (arg.starts_with("-j") || arg.starts_with("--jobs=")) {
+            std::string n = arg.substr(arg[1] == 'j' ? 2 : 7);
+            if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
+                return compatError("bad thread count in '" + arg + "'");
+            jobs = n;
+        } else if (arg == "-V" || arg == "--verbose" || arg.starts_with("--btf_") ||
+                   arg.starts_with("--skip_encoding_btf") || arg.starts_with("--lang_exclude") ||
+                   arg == "--reproducible_build") {
+            return compatError("'" + arg +
+                               "' is a BTF encoding option: it needs -J or --btf_encode_detached");
+        } else if (arg.starts_with("-") && arg != "-") {
+            return compatError(
+                "unsupported option '" + arg +
+                "' (btforge implements pahole's layout options -C, -E, --hex, -s, -H, --structs, "
+                "-M, -c, -F, --skip_missing, --btf_base, and with -J its BTF encoding options: "
+                "see --help)");
+        } else if (input) {
+            return compatError("more than one input ('" + *input + "', '" + arg + "')");
+        } else {
+            input = arg;
+        }
+    }
+    std::vector<std::string> out;
+    for (const std::string& setting : emitter)
+        out.insert(out.end(), {"--plugin-opt", setting});
+    if (jobs)
+        out.insert(out.end(), {"--jobs", *jobs});
+    // pahole reads the running kernel's BTF when given no file, and every language's units.
+    out.insert(out.end(), {"convert", input.value_or("/sys/kernel/btf/vmlinux"), "-t", "layout",
+                           "-o", "-", "--lang-exclude", ""});
+    if (loader)
+        out.insert(out.end(), {"-f", *loader});
+    if (base)
+        out.insert(out.end(), {"-B", *base});
+    if (carried)
+        out.emplace_back("--carried");
+    return PaholeTranslation(std::move(out));
+}
+
 } // namespace
 
 bool isPaholeInvocation(int argc, const char* const* argv, std::vector<std::string>& args) {
@@ -136,7 +269,12 @@ bool isPaholeInvocation(int argc, const char* const* argv, std::vector<std::stri
 
 Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string> args,
                                                      std::vector<std::string>& warnings) {
-    bool encode = false;
+    if (std::find(args.begin(), args.end(), "--version") == args.end() &&
+        std::find(args.begin(), args.end(), "--help") == args.end() &&
+        std::find(args.begin(), args.end(), "-h") == args.end() &&
+        std::find(args.begin(), args.end(), "--supported_btf_features") == args.end() &&
+        !encodes(args))
+        return translateLayoutArguments(args);
     bool verbose = false;
     bool featuresGiven = false; // the first --btf_features starts from the empty set
     std::optional<std::string> detached, base, jobs, languages, input;
@@ -163,7 +301,7 @@ Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string
         auto list = value("--btf_features");
         const bool strict = !list && (list = value("--btf_features_strict")).has_value();
         if (arg == "-J" || arg == "--btf_encode") {
-            encode = true;
+            // What makes this an encoding (encodes()); where it goes, the options below say.
         } else if (arg == "-V" || arg == "--verbose") {
             verbose = true;
         } else if (auto file = value("--btf_encode_detached")) {
@@ -206,8 +344,6 @@ Expected<PaholeTranslation> translatePaholeArguments(std::span<const std::string
             input = arg;
         }
     }
-    if (!encode && !detached)
-        return compatError("only BTF encoding is implemented: use -J or --btf_encode_detached");
     if (!input)
         return compatError("missing the input ELF file");
 

@@ -128,6 +128,22 @@ void PluginRegistry::configureLoaders(const plugin::OptionValues& settings) {
     }
 }
 
+Expected<void> PluginRegistry::configureEmitter(std::string_view name,
+                                                const std::vector<EmitterSetting>& settings) {
+    for (LoadedPlugin& p : plugins_) {
+        if (p.descriptor->kind != plugin::PluginKind::Emitter || name != p.descriptor->name)
+            continue;
+        for (const EmitterSetting& s : settings) {
+            auto option = p.options.find(s.key);
+            if (option == p.options.end())
+                return Error::usage(s.flag + ": emitter '" + std::string(name) +
+                                    "' has no option '" + s.key + "' (see 'btforge plugins')");
+            option->second = s.value;
+        }
+    }
+    return {};
+}
+
 std::vector<std::string> PluginRegistry::loaderValues(std::string_view key) const {
     std::vector<std::string> values;
     for (const LoadedPlugin* p : ofKind(plugin::PluginKind::Loader)) {

@@ -17,6 +17,13 @@ struct LoadedPlugin {
     plugin::OptionValues options; // its declared options: defaults, then --plugin-opt values
 };
 
+// An option of the emitter's own set by a convert option (Cli's emitter shorthands).
+struct EmitterSetting {
+    std::string flag; // the convert option, for messages
+    std::string key;
+    std::string value;
+};
+
 struct PluginFailure {
     std::string path;
     std::string reason;
@@ -41,6 +48,10 @@ public:
     // loader that declares KEY, so to whichever reads the input; to none when none does (BTF
     // input has no DWARF units to exclude).
     void configureLoaders(const plugin::OptionValues& settings);
+    // Applies convert's shorthands of an emitter's options (-C, ...) to the emitter of that name;
+    // a usage error naming the option when it declares no such key.
+    Expected<void> configureEmitter(std::string_view name,
+                                    const std::vector<EmitterSetting>& settings);
     // The values loaders were given for KEY, other than empty (--dwarf-alt's files, to check).
     std::vector<std::string> loaderValues(std::string_view key) const;
 

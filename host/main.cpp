@@ -7,9 +7,8 @@
 #include "ThreadPoolRunner.h"
 #include "support/OutputFile.h"
 
-#include "btforge/dwarf/LoaderOptions.h"
-
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -40,28 +39,32 @@ std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
     for (auto [capability, name] : {std::pair{Capability::ReadsBtf, "reads-btf"},
                                     {Capability::MakesVariables, "makes-variables"},
                                     {Capability::NeedsFuncAddresses, "needs-func-addresses"},
-                                    {Capability::WritesBtf, "writes-btf"}}) {
+                                    {Capability::WritesBtf, "writes-btf"},
+                                    {Capability::ShowsDeclarations, "shows-declarations"}}) {
         if (descriptor.has(capability))
             names += (names.empty() ? "" : ", ") + std::string(name);
     }
     return names;
 }
 
+// Through std::cout, whose buffer keeps the reason of a failed write (stdio's would lose it
+// once the listing outgrows its buffer).
 int listPlugins(const PluginRegistry& registry) {
     for (const LoadedPlugin& p : registry.plugins()) {
         const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
-        std::printf("%-14s %-8s abi %u  %s\n", p.descriptor->name, kind, p.descriptor->abiVersion,
-                    p.descriptor->description);
+        std::cout << std::left << std::setw(14) << p.descriptor->name << ' ' << std::setw(8)
+                  << kind << " abi " << p.descriptor->abiVersion << "  "
+                  << p.descriptor->description << '\n';
         if (std::string capabilities = capabilityNames(*p.descriptor); !capabilities.empty())
-            std::printf("    capabilities: %s\n", capabilities.c_str());
+            std::cout << "    capabilities: " << capabilities << '\n';
         for (const plugin::OptionSpec& option : p.descriptor->options)
-            std::printf("    --plugin-opt %s.%s=%s  %s\n", p.descriptor->name, option.key,
-                        option.defaultValue, option.help);
+            std::cout << "    --plugin-opt " << p.descriptor->name << '.' << option.key << '='
+                      << option.defaultValue << "  " << option.help << '\n';
     }
     for (const ShadowedPlugin& s : registry.shadowed())
-        std::printf("shadowed: %s (%s) by %s\n", s.name.c_str(), s.path.c_str(), s.by.c_str());
+        std::cout << "shadowed: " << s.name << " (" << s.path << ") by " << s.by << '\n';
     for (const PluginFailure& f : registry.failures())
-        std::printf("failed: %s: %s\n", f.path.c_str(), f.reason.c_str());
+        std::cout << "failed: " << f.path << ": " << f.reason << '\n';
     return 0;
 }
 
@@ -83,9 +86,12 @@ int run(int argc, char** argv) {
     if (convert) {
         if (auto applied = applyEmitterCapabilities(registry, convert->request); !applied)
             return report(applied.error());
-        if (convert->request.funcAddr != FuncAddrMode::Standard)
-            convert->loaderOptions[dwarf::kFuncPerAddressOption] = "true";
+        addLoaderOptionsFor(registry, convert->request, convert->loaderOptions);
         registry.configureLoaders(convert->loaderOptions);
+        if (auto applied =
+                registry.configureEmitter(convert->request.emitter, convert->emitterOptions);
+            !applied)
+            return report(applied.error());
     }
     if (auto configured = registry.configure(command->global.pluginOptions); !configured)
         return report(configured.error());

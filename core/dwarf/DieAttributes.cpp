@@ -35,6 +35,7 @@ bool DieAttributes::isUsed(unsigned attribute) {
     case DW_AT_prototyped:
     case DW_AT_artificial:
     case DW_AT_GNU_vector:
+    case DW_AT_alignment:
         return true;
     default:
         return false;
@@ -105,6 +106,9 @@ void DieAttributes::constant(unsigned attribute, Constant value) {
         break;
     case DW_AT_calling_convention:
         die_.callingConvention = static_cast<uint8_t>(value.bits);
+        break;
+    case DW_AT_alignment:
+        die_.alignment = static_cast<uint32_t>(std::min<uint64_t>(value.bits, UINT32_MAX));
         break;
     case DW_AT_inline:
         // Declared inline or actually inlined, not DW_INL_not_inlined.

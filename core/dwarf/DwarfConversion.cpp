@@ -50,6 +50,7 @@ public:
           merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
         partialRules_.arrays = base ? arrayShapeOf(*base) : options.arrays;
+        partialRules_.declarationTags = options.declarationTags;
         partialRules_.target = elf.target();
         partialRules_.convention = callingConventionOf(elf.target());
         rules_ = partialRules_;

@@ -26,6 +26,8 @@ struct DwarfConversionOptions {
     bool dedup = true;
     // Multi-dimensional arrays without a base; over a base, as the base spells them.
     ArrayShape arrays = ArrayShape::Flattened;
+    // What declarations say that BTF drops, as DECL_TAGs (MappingRules::declarationTags).
+    bool declarationTags = false;
     // Per address: one FUNC with an address for each function address (the extension).
     FunctionGranularity functions = FunctionGranularity::PerName;
     // Per address: the symbol addresses are relative to, when the ELF file has it; empty or

@@ -55,6 +55,10 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in,
     if (!nested)
         return std::move(nested).error();
     out.arrays = *nested ? ArrayShape::Nested : ArrayShape::Flattened;
+    auto declarationTags = flagValue(own, kDeclarationTagsOption);
+    if (!declarationTags)
+        return std::move(declarationTags).error();
+    out.declarationTags = *declarationTags;
     auto perAddress = flagValue(own, kFuncPerAddressOption);
     if (!perAddress)
         return std::move(perAddress).error();

@@ -7,6 +7,7 @@
 #include "DieIndex.h"
 
 #include "btforge/btf/BtfFormat.h"
+#include "btforge/dwarf/LoaderOptions.h"
 
 #include <algorithm>
 #include <array>
@@ -84,8 +85,9 @@ bool isAnnotation(const Die& die) {
 class Mapper {
 public:
     Mapper(const UnitDies& unit, uint32_t unitOrder, const MappingRules& rules)
-        : unit_(unit), unitOrder_(unitOrder), arrays_(rules.arrays), observe_(rules.observe),
-          target_(rules.target), convention_(rules.convention), index_(unit.dies) {
+        : unit_(unit), unitOrder_(unitOrder), arrays_(rules.arrays),
+          declarationTags_(rules.declarationTags), observe_(rules.observe), target_(rules.target),
+          convention_(rules.convention), index_(unit.dies) {
         out_.graph.setByteOrder(target_.byteOrder);
         out_.graph.setPointerSize(target_.pointerSize);
     }
@@ -295,9 +297,11 @@ private:
         case DW_TAG_class_type:
         case DW_TAG_union_type:
             fillComposite(index, id, name);
+            tagLocalType(index, id);
             break;
         case DW_TAG_enumeration_type:
             fillEnum(index, id, name);
+            tagLocalType(index, id);
             break;
         case DW_TAG_array_type:
             fillArray(index, id);
@@ -346,6 +350,13 @@ private:
         });
     }
 
+    // DW_AT_alignment of a struct, union or member, as the attribute it was declared with.
+    void addAlignmentTag(uint32_t index, TypeId target, int32_t component = -1) {
+        if (uint32_t alignment = unit_.dies[index].alignment; declarationTags_ && alignment)
+            out_.graph.add(ir::DeclTagType{intern("aligned(" + std::to_string(alignment) + ")"),
+                                           target, component, true});
+    }
+
     void fillComposite(uint32_t index, TypeId id, ir::StrId name) {
         const Die& die = unit_.dies[index];
         bool isUnion = die.tag == DW_TAG_union_type;
@@ -377,8 +388,67 @@ private:
         else
             out_.graph.replace(id, ir::StructType{name, size, members_});
         addDeclTags(index, id);
-        for (size_t m = 0; m < memberDies_.size(); ++m)
+        addAlignmentTag(index, id);
+        for (size_t m = 0; m < memberDies_.size(); ++m) {
             addDeclTags(memberDies_[m], id, static_cast<int32_t>(m));
+            addAlignmentTag(memberDies_[m], id, static_cast<int32_t>(m));
+        }
+        if (declarationTags_)
+            tagNestedTypes(index, id);
+    }
+
+    // A struct, union or enum defined inside a function is tagged kLocalTypeTag (a declaration
+    // there means the file-scope type).
+    void tagLocalType(uint32_t index, TypeId id) {
+        if (!declarationTags_ || unit_.dies[index].has(kDeclaration))
+            return;
+        for (uint32_t at = unit_.dies[index].parent; at != kNoIndex; at = unit_.dies[at].parent) {
+            if (unit_.dies[at].tag == DW_TAG_subprogram) {
+                out_.graph.add(ir::DeclTagType{intern(kLocalTypeTag), id, -1});
+                return;
+            }
+        }
+    }
+
+    // clang declares a member's anonymous type inside the struct's DIE, right after the member:
+    // that member is tagged kNestedTypeTag.
+    void tagNestedTypes(uint32_t index, TypeId id) {
+        size_t members = 0; // members before the child
+        forEachChild(index, [&](uint32_t c, const Die& child) {
+            if (members < memberDies_.size() && memberDies_[members] == c) {
+                ++members;
+                return;
+            }
+            const bool tagged = child.tag == DW_TAG_structure_type ||
+                                child.tag == DW_TAG_union_type ||
+                                child.tag == DW_TAG_enumeration_type;
+            if (members && tagged && typeLeadsTo(memberDies_[members - 1], c))
+                out_.graph.add(
+                    ir::DeclTagType{intern(kNestedTypeTag), id, static_cast<int32_t>(members - 1)});
+        });
+    }
+
+    // Whether a member's type is DIE `target`, through pointers, qualifiers and arrays.
+    bool typeLeadsTo(uint32_t member, uint32_t target) const {
+        for (uint32_t at = member; at != kNoIndex;) {
+            DieOffset next = unit_.dies[at].type;
+            at = next == kNoDie ? kNoIndex : index_.find(next);
+            if (at == target)
+                return true;
+            if (at == kNoIndex)
+                return false;
+            switch (unit_.dies[at].tag) {
+            case DW_TAG_pointer_type:
+            case DW_TAG_const_type:
+            case DW_TAG_volatile_type:
+            case DW_TAG_restrict_type:
+            case DW_TAG_array_type:
+                break;
+            default:
+                return false;
+            }
+        }
+        return false;
     }
 
     ir::Member member(const Die& die) {
@@ -913,6 +983,7 @@ private:
     const UnitDies& unit_;
     uint32_t unitOrder_;
     ArrayShape arrays_;
+    bool declarationTags_;
     const FunctionFilter& observe_;
     const elf::Target& target_;
     const CallingConvention* convention_;

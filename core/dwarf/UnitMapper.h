@@ -58,6 +58,10 @@ using FunctionFilter = std::function<bool(std::string_view name)>;
 // What mapping a unit needs to know beyond its DIEs.
 struct MappingRules {
     ArrayShape arrays = ArrayShape::Nested;
+    // DECL_TAGs for what BTF drops (LoaderOptions.h, declaration-tags): a DW_AT_alignment as the
+    // attribute 'aligned(N)' of its struct, union or member; kNestedTypeTag on a member whose
+    // anonymous type the struct's DIE holds; kLocalTypeTag on a type declared in a function.
+    bool declarationTags = false;
     // The input's machine: how DWARF 2-4 number bitfield bits (from the storage unit's most
     // significant bit, which is its first byte only on a big-endian target), and the byte order
     // and pointer size of the unit's graph.

@@ -13,6 +13,8 @@
 #    refused with a usage error naming them, and write nothing;
 #  - --verbose prints one line per skipped function, the functions --report-skipped lists;
 #  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place);
+#  - without -J, `pahole FILE` prints the layouts `convert FILE -t layout` prints (layout.sh
+#    holds them to upstream pahole's);
 #  - kernel: the kernel accepts what a kernel build's flags make of vmlinux.
 source "$(dirname "$0")/lib.sh"
 mode=$1
@@ -99,9 +101,23 @@ refused "'no_such_feature'" -J --btf_features_strict=var,no_such_feature \
     --btf_encode_detached="$work/refused.btf" "$input"
 refused "'attributes' is not implemented" -J --btf_features_strict=+attributes \
     --btf_encode_detached="$work/refused.btf" "$input"
-refused "-J or --btf_encode_detached" "$input"
+refused "needs -J" --btf_features=default "$input"
 refused "more than one input" -J --btf_encode_detached="$work/refused.btf" "$input" "$input"
 refused "-jx" -J -jx --btf_encode_detached="$work/refused.btf" "$input"
+
+# --- without -J: layouts, as convert -t layout prints them ---
+pahole "$input" > "$work/layout.pahole" || fail "pahole FILE failed"
+"$BTFORGE" convert "$input" -t layout -o - --lang-exclude "" > "$work/layout.convert"
+cmp "$work/layout.pahole" "$work/layout.convert" || fail "pahole prints other layouts than convert"
+struct=$(pahole -s "$input" | head -1 | cut -f1)
+if [ -n "$struct" ]; then
+    pahole -C "$struct" "$input" > "$work/layout.pahole" || fail "pahole -C failed"
+    "$BTFORGE" convert "$input" -t layout -o - --lang-exclude "" -C "$struct" \
+        > "$work/layout.convert"
+    cmp "$work/layout.pahole" "$work/layout.convert" || fail "pahole -C prints other layouts"
+    [ -s "$work/layout.pahole" ] || fail "pahole -C $struct printed nothing"
+fi
+echo "  pahole FILE and pahole -C NAME FILE print what convert FILE -t layout prints"
 
 # --- --verbose: pahole's skip lines, the functions --report-skipped lists ---
 pahole --verbose --btf_features=default --btf_encode_detached="$work/verbose.btf" "$input" \

@@ -49,6 +49,7 @@ std::string difference(const Readers& readers, const UnitDies& ua, const UnitDie
                               {"encoding", a.encoding, b.encoding},
                               {"callingConvention", a.callingConvention, b.callingConvention},
                               {"flags", a.flags, b.flags},
+                              {"alignment", a.alignment, b.alignment},
                               {"type", a.type, b.type},
                               {"abstractOrigin", a.abstractOrigin, b.abstractOrigin},
                               {"specification", a.specification, b.specification},

@@ -114,9 +114,71 @@ TEST_CASE("pahole-compat: outputs, base, jobs, languages and --verbose") {
     CHECK(t.args == std::vector<std::string>{"convert", "prog", "-o", "out.btf", "--features",
                                              "var,decl_tag,type_tag,enum64", "--lang-exclude", "",
                                              "--list-skipped"});
-    CHECK(translate({"prog"}).error.find("-J or --btf_encode_detached") != std::string::npos);
     CHECK(translate({"-J", "--no_such_option", "prog"}).error.find("'--no_such_option'") !=
           std::string::npos);
+}
+
+TEST_CASE("pahole-compat: without -J, layouts through the layout emitter") {
+    const std::vector<std::string> convert{"convert", "prog",           "-t", "layout", "-o",
+                                           "-",       "--lang-exclude", ""};
+    CHECK(translate({"prog"}).args == convert);
+    // The running kernel's BTF when no file is given.
+    CHECK(translate({"-C", "list_head"}).args ==
+          std::vector<std::string>{"--plugin-opt", "layout.class=list_head", "convert",
+                                   "/sys/kernel/btf/vmlinux", "-t", "layout", "-o", "-",
+                                   "--lang-exclude", ""});
+    // Each option as the emitter's, in every spelling argp takes; grouped switches too.
+    auto settings = [](std::vector<std::string> pahole) {
+        pahole.emplace_back("prog");
+        std::vector<std::string> args = translate(pahole).args, out;
+        for (size_t i = 0; i + 1 < args.size(); ++i) {
+            if (args[i] == "--plugin-opt")
+                out.push_back(args[++i]);
+        }
+        return out;
+    };
+    using List = std::vector<std::string>;
+    CHECK(settings({"-Ca,b"}) == List{"layout.class=a,b"});
+    CHECK(settings({"--class_name=a", "--class_name", "b"}) ==
+          List{"layout.class=a", "layout.class=b"});
+    CHECK(settings({"-Es", "-M"}) ==
+          List{"layout.expand=true", "layout.sizes=true", "layout.data-members=true"});
+    CHECK(settings({"--expand_types", "--sizes", "--hex", "--structs", "--skip_missing"}) ==
+          List{"layout.expand=true", "layout.sizes=true", "layout.hex=true", "layout.structs=true",
+               "layout.skip-missing=true"});
+    CHECK(settings({"-H", "2", "--holes=3", "-H4"}) ==
+          List{"layout.holes=2", "layout.holes=3", "layout.holes=4"});
+    CHECK(settings({"-c", "32", "--cacheline_size=128"}) ==
+          List{"layout.cacheline=32", "layout.cacheline=128"});
+    // -F: one format is the loader; two read the first when the input has it.
+    auto from = [](std::vector<std::string> pahole) {
+        pahole.emplace_back("prog");
+        std::vector<std::string> args = translate(pahole).args;
+        auto f = std::find(args.begin(), args.end(), "-f");
+        if (f != args.end() && f + 1 != args.end())
+            return "-f " + *(f + 1);
+        return std::string(std::find(args.begin(), args.end(), "--carried") != args.end()
+                               ? "--carried"
+                               : "(default)");
+    };
+    CHECK(from({"-F", "dwarf"}) == "-f dwarf");
+    CHECK(from({"--format_path=btf"}) == "-f btf");
+    CHECK(from({"-Fbtf,dwarf"}) == "--carried");
+    CHECK(from({"-F", "dwarf,btf"}) == "(default)");
+    CHECK(translate({"-F", "ctf", "prog"}).error.find("'ctf'") != std::string::npos);
+    // A module's split BTF over its base.
+    const std::vector<std::string> split = translate({"--btf_base=vmlinux", "m.ko"}).args;
+    const std::vector<std::string> overBase{"-B", "vmlinux"};
+    CHECK(std::search(split.begin(), split.end(), overBase.begin(), overBase.end()) != split.end());
+    // What is not implemented is refused by name; encoding options need -J.
+    for (const char* option : {"-R", "-S", "-P", "--reorganize", "-a", "--count=3"}) {
+        CAPTURE(option);
+        CHECK(translate({option, "prog"}).error.find(std::string("'") + option + "'") !=
+              std::string::npos);
+    }
+    CHECK(translate({"--btf_features=default", "prog"}).error.find("needs -J") !=
+          std::string::npos);
+    CHECK(translate({"a", "b"}).error.find("more than one input") != std::string::npos);
 }
 
 // The rest of docs/kernel-build.md's table: each row's spellings.

@@ -4,6 +4,7 @@
 #include "support/TextArena.h"
 
 #include "btforge/Features.h"
+#include "btforge/dwarf/LoaderOptions.h"
 
 #include <doctest/doctest.h>
 
@@ -279,6 +280,69 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     auto dt = g.getAs<ir::DeclTagType>(find(g, ir::Kind::DeclTag, "member_tag"));
     CHECK(dt.componentIndex == 0);
     CHECK(g.name(dt.type) == "tagged");
+}
+
+TEST_CASE("declaration tags: DW_AT_alignment, types nested in a struct's DIE or in a function") {
+    UnitBuilder b;
+    Die& i = sized(b.add(DW_TAG_base_type, "int"), 4);
+    i.encoding = DW_ATE_signed;
+    const DieOffset intType = i.offset;
+    Die& s = sized(b.add(DW_TAG_structure_type, "aligned"), 32);
+    s.alignment = 32;
+    b.open();
+    b.add(DW_TAG_member, "a").type = intType;
+    Die& m1 = b.add(DW_TAG_member, "b");
+    m1.alignment = 16;
+    m1.dataMemberLocation = 16;
+    m1.flags |= kHasDataMemberLocation;
+    const uint32_t pointerMember = b.lastIndex();
+    // clang's shape: the member's anonymous type declared inside the struct, right after it.
+    sized(b.add(DW_TAG_structure_type), 4);
+    const DieOffset nested = b.offsetOf(b.lastIndex());
+    b.close();
+    Die& pointer = sized(b.add(DW_TAG_pointer_type), 8);
+    pointer.type = nested;
+    b.unit.dies[pointerMember].type = b.offsetOf(b.lastIndex());
+    b.add(DW_TAG_subprogram, "f");
+    b.open();
+    b.add(DW_TAG_lexical_block);
+    b.open();
+    sized(b.add(DW_TAG_structure_type, "local"), 4);
+    b.add(DW_TAG_structure_type, "declared").flags |= kDeclaration; // the file-scope type
+    b.close();
+    b.close();
+
+    for (bool tags : {false, true}) {
+        CAPTURE(tags);
+        MappedUnit m = mapUnit(b.unit, 0, {.declarationTags = tags});
+        const ir::TypeGraph& g = m.graph;
+        ir::TypeId onStruct = find(g, ir::Kind::DeclTag, "aligned(32)");
+        ir::TypeId onMember = find(g, ir::Kind::DeclTag, "aligned(16)");
+        ir::TypeId nestedTag = find(g, ir::Kind::DeclTag, kNestedTypeTag);
+        ir::TypeId localTag = find(g, ir::Kind::DeclTag, kLocalTypeTag);
+        CHECK((onStruct != ir::kVoidType) == tags);
+        CHECK((onMember != ir::kVoidType) == tags);
+        CHECK((nestedTag != ir::kVoidType) == tags);
+        CHECK((localTag != ir::kVoidType) == tags);
+        if (!tags)
+            continue;
+        auto structTag = g.getAs<ir::DeclTagType>(onStruct);
+        CHECK(structTag.kindFlag);
+        CHECK(structTag.componentIndex == -1);
+        CHECK(g.name(structTag.type) == "aligned");
+        auto memberTag = g.getAs<ir::DeclTagType>(onMember);
+        CHECK(memberTag.kindFlag);
+        CHECK(memberTag.componentIndex == 1);
+        auto nestedMember = g.getAs<ir::DeclTagType>(nestedTag);
+        CHECK(!nestedMember.kindFlag);
+        CHECK(nestedMember.componentIndex == 1);
+        CHECK(nestedMember.type == memberTag.type);
+        CHECK(g.name(g.getAs<ir::DeclTagType>(localTag).type) == "local");
+        size_t localTags = 0;
+        for (ir::TypeId id = g.firstId(); id < g.endId(); ++id)
+            localTags += g.kind(id) == ir::Kind::DeclTag && g.name(id) == kLocalTypeTag;
+        CHECK(localTags == 1);
+    }
 }
 
 TEST_CASE("function observations: concrete instances, dropped and reordered parameters") {

@@ -1,7 +1,7 @@
 // The options every DWARF loader declares (--plugin-opt dwarf.KEY=VALUE), listed once here so
 // that both loaders take the same keys and the host's shorthands (--lang-exclude, --dwarf-alt,
-// --no-dedup, --nested-arrays, --func-addr-base, --func-addr) set them on whichever loader reads
-// the input.
+// --no-dedup, --nested-arrays, --func-addr-base, --func-addr) and emitter capabilities
+// (NeedsFuncAddresses, ShowsDeclarations) set them on whichever loader reads the input.
 #pragma once
 
 #include "btforge/plugin/Plugin.h"
@@ -14,6 +14,12 @@ inline constexpr const char* kDedupOption = "dedup";
 inline constexpr const char* kNestedArraysOption = "nested-arrays";
 inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
 inline constexpr const char* kFuncPerAddressOption = "func-per-address";
+inline constexpr const char* kDeclarationTagsOption = "declaration-tags";
+// The DECL_TAG declaration-tags puts on a member whose anonymous type is declared inside its
+// struct's DIE, right after it (clang does so; gcc declares such types outside).
+inline constexpr std::string_view kNestedTypeTag = "btforge:nested";
+// The DECL_TAG declaration-tags puts on a struct, union or enum defined inside a function.
+inline constexpr std::string_view kLocalTypeTag = "btforge:local";
 
 // The reports a DWARF loader writes when the host asks (plugin::Session::reports): every
 // function it left out with the reason, as JSON (--report-skipped), and as pahole --verbose's
@@ -38,6 +44,11 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kFuncPerAddressOption, "false",
      "true: one FUNC per function address, carrying it (the FUNC-address extension; --func-addr, "
      "-t btf-func-addr)"},
+    {kDeclarationTagsOption, "false",
+     "true: what declarations say that BTF has no room for, as DECL_TAGs: DW_AT_alignment as the "
+     "attribute 'aligned(N)' (kind_flag 1) of its struct, union or member, 'btforge:nested' on a "
+     "member whose anonymous type the struct's DIE holds, 'btforge:local' on a type defined in "
+     "a function (set for emitters that show declarations, -t layout)"},
 };
 
 } // namespace btforge::dwarf

@@ -64,6 +64,7 @@ struct Die {
     uint8_t encoding = 0;          // DW_AT_encoding
     uint8_t callingConvention = 0; // DW_AT_calling_convention (0: absent)
     uint32_t flags = 0;
+    uint32_t alignment = 0; // DW_AT_alignment (0: absent)
     std::string_view name;
     DieOffset type = kNoDie; // DW_AT_type
     DieOffset abstractOrigin = kNoDie;

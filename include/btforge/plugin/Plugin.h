@@ -23,7 +23,7 @@
 
 namespace btforge::plugin {
 
-inline constexpr uint32_t kAbiVersion = 7;
+inline constexpr uint32_t kAbiVersion = 8;
 inline constexpr const char* kDescriptorSymbol = "btforge_plugin_descriptor";
 
 enum class PluginKind : uint32_t { Loader = 1, Emitter = 2 };
@@ -42,6 +42,10 @@ enum class Capability : uint32_t {
     NeedsFuncAddresses = 1u << 2,
     // Emitter: writes standard BTF, which --elf and --in-place put into an ELF file's .BTF.
     WritesBtf = 1u << 3,
+    // Emitter: shows types as their source declares them (pahole's layouts), so the DWARF
+    // loaders keep what BTF drops: multi-dimensional arrays nested, DW_AT_alignment as attribute
+    // DECL_TAGs 'aligned(N)' (dwarf/LoaderOptions.h).
+    ShowsDeclarations = 1u << 4,
 };
 
 constexpr Capability operator|(Capability a, Capability b) {
@@ -83,9 +87,14 @@ public:
     virtual Expected<ir::TypeGraph> load(const LoadRequest& request, Session& session) = 0;
 };
 
+struct PluginDescriptor;
+
 struct EmitRequest {
     std::string outputPath; // for messages; "-" is standard output
     OptionValues options;   // this emitter's own (--plugin-opt)
+    // The loader that read the graph, for an emitter whose output depends on where the types
+    // came from (layout: pahole infers alignment from BTF, reads it from DWARF); may be null.
+    const PluginDescriptor* loader = nullptr;
 };
 
 class Emitter {

@@ -1,0 +1,138 @@
+// Emitter "layout": struct and union layouts as upstream pahole prints them (docs/layout.md).
+#include "LayoutOptions.h"
+#include "LayoutPrinter.h"
+
+#include "btforge/plugin/Plugin.h"
+
+#include <ostream>
+#include <unordered_map>
+
+namespace btforge {
+namespace {
+
+using layout::LayoutOptions;
+
+bool isComposite(ir::Kind kind) {
+    return kind == ir::Kind::Struct || kind == ir::Kind::Union;
+}
+
+// pahole shows a struct once when several of its name have the same members at the same
+// offsets (the same header in units that see different member types).
+bool sameLayout(const layout::ClassLayout& a, const layout::ClassLayout& b,
+                const ir::TypeGraph& graph) {
+    if (a.isUnion != b.isUnion || a.size != b.size || a.members.size() != b.members.size())
+        return false;
+    for (size_t i = 0; i < a.members.size(); ++i) {
+        const auto& x = a.members[i];
+        const auto& y = b.members[i];
+        if (graph.str(x.member.name) != graph.str(y.member.name) ||
+            x.member.bitOffset != y.member.bitOffset ||
+            x.member.bitfieldSize != y.member.bitfieldSize || x.byteSize != y.byteSize)
+            return false;
+    }
+    return true;
+}
+
+class LayoutEmitter final : public plugin::Emitter {
+public:
+    Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest& request,
+                        std::ostream& out, plugin::Session& session) override {
+        auto options = layout::parseLayoutOptions(request.options);
+        if (!options)
+            return std::move(options).error();
+        // pahole infers alignment for BTF and reads it from DWARF: so does this emitter, by
+        // the loader's kind.
+        const bool declared = request.loader && !request.loader->has(plugin::Capability::ReadsBtf);
+        layout::LayoutPrinter printer(graph, *options, declared);
+        Listing listing{graph, printer, *options, out, {}};
+        if (!options->classes.empty())
+            return printClasses(listing, session);
+        printAll(listing);
+        return {};
+    }
+
+private:
+    // Where the types go: each is written as a whole once printed (in one reused buffer).
+    struct Listing {
+        const ir::TypeGraph& graph;
+        layout::LayoutPrinter& printer;
+        const LayoutOptions& options;
+        std::ostream& out;
+        std::string text;
+    };
+
+    // The types -C names, in its order, the first of each name; as pahole, what precedes a name
+    // not found is printed, then the error (with --skip_missing, a warning, and on).
+    static Expected<void> printClasses(Listing& listing, plugin::Session& session) {
+        const ir::TypeGraph& graph = listing.graph;
+        std::unordered_map<std::string_view, ir::TypeId> byName;
+        for (ir::TypeId id = 1; id < graph.endId(); ++id) {
+            ir::Kind kind = graph.kind(id);
+            if (isComposite(kind) || kind == ir::Kind::Enum || kind == ir::Kind::Enum64 ||
+                kind == ir::Kind::Typedef)
+                byName.emplace(graph.name(id), id);
+        }
+        for (const std::string& name : listing.options.classes) {
+            auto found = byName.find(name);
+            if (found == byName.end()) {
+                if (!listing.options.skipMissing)
+                    return Error::badInput("type '" + name + "' not found");
+                session.diagnostics.warning("type '" + name + "' not found");
+                continue;
+            }
+            printOne(listing, found->second, "\n");
+        }
+        return {};
+    }
+
+    // One type (with -s, its line), then `after`.
+    static void printOne(Listing& listing, ir::TypeId id, std::string_view after = {}) {
+        std::string& text = listing.text;
+        text.clear();
+        if (listing.options.sizes) {
+            const auto& layout = listing.printer.analyzer().of(id);
+            text += listing.graph.name(id);
+            text += '\t' + std::to_string(layout.size) + '\t' + std::to_string(layout.holes) + '\n';
+        } else {
+            listing.printer.printDefinition(id, text);
+            text += ";\n";
+        }
+        text += after;
+        listing.out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    }
+
+    static void printAll(Listing& listing) {
+        const ir::TypeGraph& graph = listing.graph;
+        const LayoutOptions& options = listing.options;
+        layout::LayoutPrinter& printer = listing.printer;
+        std::unordered_map<std::string_view, std::vector<ir::TypeId>> shown;
+        for (ir::TypeId id = 1; id < graph.endId(); ++id) {
+            ir::Kind kind = graph.kind(id);
+            // pahole lists named types, not those declared inside a function.
+            if (!isComposite(kind) || graph.name(id).empty() ||
+                printer.analyzer().declaredInFunction(id))
+                continue;
+            if (options.structsOnly && kind != ir::Kind::Struct)
+                continue;
+            const auto& layout = printer.analyzer().of(id);
+            if (options.minHoles && layout.holes < *options.minHoles)
+                continue;
+            auto& same = shown[graph.name(id)];
+            bool repeated = false;
+            for (ir::TypeId earlier : same)
+                repeated = repeated || sameLayout(printer.analyzer().of(earlier), layout, graph);
+            if (repeated)
+                continue;
+            same.push_back(id);
+            printOne(listing, id);
+        }
+    }
+};
+
+} // namespace
+} // namespace btforge
+
+BTFORGE_EMITTER_PLUGIN("layout", "struct and union layouts, as pahole prints them",
+                       btforge::LayoutEmitter,
+                       .capabilities = btforge::plugin::Capability::ShowsDeclarations,
+                       .options = btforge::layout::kLayoutOptionSpecs);

@@ -1,0 +1,37 @@
+// Types spelt as pahole spells them where one type names another (its quirks included): a
+// qualifier keeps a trailing space ("const char " inside "const char  *"), a const pointer is
+// "T * const", a function type is "RET ()(PARAMS)". The printer spells members with these.
+#pragma once
+
+#include "btforge/ir/TypeGraph.h"
+
+#include <string>
+#include <string_view>
+
+namespace btforge::layout {
+
+class TypeNames {
+public:
+    explicit TypeNames(const ir::TypeGraph& graph) : graph_(graph) {}
+
+    // The name of `id` inside another type's name or a parameter list.
+    std::string name(ir::TypeId id) const;
+    void appendName(ir::TypeId id, std::string& out) const;
+    // "(int, char *)", "(void)", "(int, ...)".
+    void appendParameters(const ir::FuncProtoType& proto, std::string& out) const;
+    // A function type with its declarator: the return type padded to `spacing`, then
+    // "(*NAME)(PARAMS)" for a pointer, "(NAME)(PARAMS)" for the function type itself.
+    void appendFunction(const ir::FuncProtoType& proto, std::string_view declarator, int spacing,
+                        bool pointer, std::string& out) const;
+
+    // "struct", "union" or "enum" for the kinds that have a tag, else empty.
+    static std::string_view keyword(const ir::TypeView& view);
+
+private:
+    const ir::TypeGraph& graph_;
+};
+
+// Appends `text` left-justified in `width` columns (printf's "%-*s").
+void appendPadded(std::string& out, std::string_view text, int width);
+
+} // namespace btforge::layout

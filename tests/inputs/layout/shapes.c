@@ -1,0 +1,167 @@
+/* Shapes whose layouts tests/integration/layout.sh compares with upstream pahole's: bitfields
+ * (zero-width, unnamed, spanning units, enums and _Bool), packed and aligned structs and members,
+ * anonymous and nested types (clang declares them inside their struct), flexible and zero-length
+ * arrays, function pointers, enums of every size, qualifiers, typedefs, a function-local type. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum color { RED, GREEN = 5, BLUE = -3 };
+enum __attribute__((packed)) small_enum { S0, S1, S2 };
+enum wide_enum { W0 = 1, W1 = 0x1ffffffffULL };
+typedef struct { int x, y; } point_t;
+typedef union { int i; float f; } number_t;
+typedef enum { T0, T1 } anon_enum_t;
+typedef int (*handler_t)(void *ctx, int op);
+typedef char name_t[16];
+
+struct bits {
+    unsigned int a : 3;
+    signed int b : 5;
+    unsigned char c;
+    uint64_t wide : 40;
+    int tail : 1;
+    unsigned int : 0;
+    unsigned int after : 7;
+    bool flag : 1;
+    enum color hue : 4;
+    unsigned short s : 9;
+    unsigned char u : 2, : 3, v : 2;
+    long long ll : 33;
+};
+
+struct __attribute__((packed)) packed {
+    char c;
+    int i;
+    short s;
+    struct bits b;
+};
+
+struct packed_member {
+    char c;
+    struct { long x; char y; } __attribute__((packed)) inner;
+    int z;
+};
+
+struct aligned {
+    char c;
+    int i __attribute__((aligned(16)));
+    char tail;
+} __attribute__((aligned(64)));
+
+struct holder {
+    char c;
+    struct aligned a;
+    short s;
+    struct packed p;
+    _Alignas(32) int forced;
+    long double ld;
+    __int128 big;
+};
+
+struct anonymous {
+    int kind;
+    union {
+        int as_int;
+        float as_float;
+        struct {
+            short lo, hi;
+            union {
+                char deep[3];
+                struct { unsigned char d1 : 4, d2 : 4; };
+            };
+        };
+    };
+    struct {
+        char tag;
+        long value;
+    } named_inner;
+    struct { int p; } *pointed;
+    const struct { int q; char r; } constant;
+    volatile int vol;
+    const char *const names[2];
+    volatile struct { int w; } volatile_inner;
+};
+
+struct flexible {
+    unsigned int count;
+    long items[];
+};
+
+struct zero_length {
+    int n;
+    char zero[0];
+    int after;
+    struct flexible f;
+};
+
+struct with_flexible_member {
+    int before;
+    struct flexible f;
+};
+
+struct nests_flexible {
+    struct with_flexible_member w;
+    struct zero_length z;
+    char last;
+};
+
+struct functions {
+    void (*callback)(int, char *);
+    int (*table[4])(void);
+    handler_t handler;
+    struct bits *(*factory)(const struct bits *, size_t, ...);
+    void (*(*nested)(int))(long);
+    int (*varargs)(const char *fmt, ...);
+    void (*noargs)();
+};
+
+struct arrays {
+    int matrix[3][4];
+    char cube[2][3][4];
+    name_t names[2];
+    point_t points[3];
+    struct { int a; } anon_array[2];
+    double d[0];
+};
+
+struct typedefs {
+    point_t p;
+    number_t n;
+    anon_enum_t e;
+    handler_t h;
+    name_t name;
+    enum color color;
+    enum small_enum small;
+    enum wide_enum wide;
+    enum { LOCAL_A, LOCAL_B = 7 } local;
+};
+
+struct big {
+    char head;
+    long l[9];
+    char mid;
+    struct holder h[2];
+    int tail;
+    char pad[100];
+    struct anonymous anon;
+};
+
+union mixed {
+    struct bits b;
+    struct packed p;
+    char raw[40];
+    struct { int x; char y; } pair;
+    long long ll;
+    struct flexible f;
+};
+
+struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
+struct holder holder; struct anonymous anonymous; struct flexible *flexible;
+struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;
+struct functions functions; struct arrays arrays; struct typedefs typedefs; struct big big;
+union mixed mixed;
+int main(void) {
+    struct local_only { int hidden; } local = {0}; /* pahole lists it only when asked by name */
+    return local.hidden;
+}
