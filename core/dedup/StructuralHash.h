@@ -78,6 +78,31 @@ std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds,
     return current;
 }
 
+// The same with only the `free` nodes hashed: every other node is fixed and seen as
+// fixedHash(node, round), which for the `varying` ones changes with the round and for the rest
+// does not (taken once). For a unit most of whose types matched a base already.
+template <typename FixedHash>
+std::vector<uint64_t> structuralHashesOf(const RefGraph& graph, unsigned rounds,
+                                         std::span<const uint32_t> free,
+                                         std::span<const uint32_t> varying, FixedHash&& fixedHash) {
+    std::vector<uint64_t> current(graph.size());
+    for (uint32_t node = 0; node < graph.size(); ++node)
+        current[node] = fixedHash(node, 0);
+    for (uint32_t node : free)
+        current[node] = graph.label(node).first;
+    std::vector<uint64_t> next = current;
+    for (unsigned round = 1; round <= rounds; ++round) {
+        for (uint32_t node : free)
+            next[node] = roundHash(graph.label(node).first, graph.refs(node), current.data());
+        if (round < rounds) {
+            for (uint32_t node : varying)
+                next[node] = fixedHash(node, round);
+        }
+        current.swap(next);
+    }
+    return current;
+}
+
 inline std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds) {
     return structuralHashes(graph, rounds, {}, [](size_t, unsigned) { return uint64_t{0}; });
 }

@@ -119,16 +119,19 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
     (void)seen;
 }
 
-// The hashes of mapped types come from the types they stand for, known only now.
+// The hashes of mapped types come from the types they stand for, known only now; only the
+// others are hashed. A lazy base's types hash alike in every round (worldRound).
 void GraphMerger::State::hashMapped(PreparedUnit& unit) {
-    std::vector<TypeId> mapped;
+    std::vector<TypeId> free, varying;
     for (TypeId id = 1; id < map.size(); ++id) {
-        if (map[id] != kUnmapped)
-            mapped.push_back(id);
+        if (map[id] == kUnmapped)
+            free.push_back(id);
+        else if (!lazyBase() || isOwn(map[id]))
+            varying.push_back(id);
     }
-    unit.hashes_ =
-        detail::structuralHashes(unit.refs_, matchRounds, mapped, [&](size_t i, unsigned round) {
-            return worldRound(map[mapped[i]], round);
+    unit.hashes_ = detail::structuralHashesOf(
+        unit.refs_, matchRounds, free, varying, [&](uint32_t node, unsigned round) {
+            return map[node] == kUnmapped ? 0 : worldRound(map[node], round);
         });
 }
 
