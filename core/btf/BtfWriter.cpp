@@ -279,7 +279,8 @@ Expected<uint32_t> Encoder::vlenOf(TypeId id, std::span<const T> list,
             id,
             "has " + std::to_string(list.size()) + " " + std::string(what) +
                 ": BTF allows at most " + std::to_string(maxVlen) +
-                (layout_ ? "" : " (" + std::to_string(kMaxWideVlen) + " with the layout feature)"));
+                (layout_ ? "" : " (" + std::to_string(kMaxWideVlen) +
+                                    " with the layout feature: --features default,layout)"));
     return static_cast<uint32_t>(list.size());
 }
 

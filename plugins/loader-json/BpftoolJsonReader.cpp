@@ -709,7 +709,8 @@ std::span<const bj::value> Reader::list(const bj::object& object, Where where,
              std::to_string(items.size()) + " items: BTF allows at most " +
                  std::to_string(options_.maxVlen) +
                  (options_.maxVlen < btf::kMaxWideVlen
-                      ? " (" + std::to_string(btf::kMaxWideVlen) + " with the layout feature)"
+                      ? " (" + std::to_string(btf::kMaxWideVlen) +
+                            " with the layout feature: --features default,layout)"
                       : std::string()));
         return {};
     }

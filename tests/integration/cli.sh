@@ -163,6 +163,8 @@ PY
 expect_status 1 "$BTFORGE" convert "$work/wide.btf" -o "$work/x"
 grep -q "error: $work/wide.btf: STRUCT \[2\] 'wide' has 70000 members" "$work/stderr" ||
     fail "a list BTF cannot hold: the error does not name the input"
+grep -q "with the layout feature: --features default,layout)" "$work/stderr" ||
+    fail "a list BTF cannot hold: the error does not say which option writes it"
 expect_status 0 "$BTFORGE" convert "$work/wide.btf" -o "$work/wide-out.btf" --features default,layout
 cmp -s "$work/wide.btf" "$work/wide-out.btf" || fail "the 24-bit vlen BTF did not round-trip"
 

@@ -130,7 +130,8 @@ TEST_CASE("BtfWriter: refuses what BTF cannot hold") {
         std::vector<ir::Enumerator> values(70000, {graph.intern("v"), 1});
         graph.add(ir::EnumType{graph.intern("e"), 4, values});
         CHECK(writeError(graph) == "ENUM [2] 'e' has 70000 enumerators: BTF allows at most 65535 "
-                                   "(16777215 with the layout feature)");
+                                   "(16777215 with the layout feature: --features "
+                                   "default,layout)");
     }
     SUBCASE("a FUNC address") {
         ir::TypeId proto = graph.add(ir::FuncProtoType{ir::kNoName, intId, {}});
