@@ -1,5 +1,6 @@
 #include "LibdwUnitReader.h"
 
+#include "Cursor.h"
 #include "LibdwAttributes.h"
 
 #include "btforge/dwarf/DieKeys.h"
@@ -527,6 +528,34 @@ Expected<void> LibdwUnitReader::enumerateUnits(const std::string& altPath) {
     return {};
 }
 
+namespace {
+
+// A type unit's type_offset (from the unit's start), read from its header: DWARF 4's in
+// .debug_types, DWARF 5's DW_UT_type and DW_UT_split_type; nothing for other units.
+std::optional<uint64_t> typeUnitTypeOffset(std::span<const uint8_t> unit, unsigned version,
+                                           uint8_t unitType, bool inTypes, uint8_t offsetSize,
+                                           bool bigEndian) {
+    const bool typeUnit =
+        (version == 4 && inTypes) ||
+        (version >= 5 && (unitType == DW_UT_type || unitType == DW_UT_split_type));
+    if (!typeUnit)
+        return std::nullopt;
+    Cursor at(unit, bigEndian);
+    if (at.fixed(4) == 0xffffffff)
+        at.fixed(8); // DWARF64
+    at.fixed(2);     // version
+    if (version >= 5)
+        at.fixed(2);                   // unit type, address size
+    at.fixed(offsetSize == 8 ? 8 : 4); // abbreviations
+    if (version < 5)
+        at.fixed(1); // address size
+    at.fixed(8);     // signature
+    const uint64_t typeOffset = at.fixed(offsetSize == 8 ? 8 : 4);
+    return at.ok() ? std::optional(typeOffset) : std::nullopt;
+}
+
+} // namespace
+
 Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
     Elf* elf = dwarf_getelf(dwarf);
     Elf_Data* info = sectionData(elf, ".debug_info");
@@ -579,6 +608,17 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
                                    ": address size " + std::to_string(addressSize) +
                                    " is neither 4 nor 8");
+        // libdw follows a type unit's type_offset wherever it points: into the next unit, a
+        // signature would resolve to a type of the wrong unit.
+        if (const auto typeOffset = typeUnitTypeOffset(
+                {sectionStart + headerOffset, static_cast<size_t>(end - headerOffset)}, version,
+                unitType, inTypes, offsetSize, bigEndian_);
+            typeOffset &&
+            (*typeOffset < offset - headerOffset || *typeOffset >= end - headerOffset))
+            return Error::badInput(
+                path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) + ": type_offset " +
+                hex(*typeOffset) + " does not point into the unit's DIEs (" +
+                hex(offset - headerOffset) + " to " + hex(end - headerOffset) + ")");
         units_.push_back({unitDie, offset, headerOffset, end, version, unitType, addressSize,
                           offsetSize, bias, sectionStart, abbreviations, abbreviationsOffset,
                           strings});

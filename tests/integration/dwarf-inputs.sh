@@ -9,7 +9,8 @@
 #   type-units  -fdebug-types-section, DWARF 4 and 5, gcc and clang on C, g++ and clang++ on C++:
 #               every named type complete and equal to the same build's without type units; and
 #               gcc's relocatable objects, with a COMDAT section per type unit (-c, and -r as a
-#               kernel module is linked): the same bytes from both DWARF loaders
+#               kernel module is linked): the same bytes from both DWARF loaders; a type unit
+#               whose type_offset points into the next unit: refused by both
 #   libdw-limits  what libdw cannot read but LLVM can (zstd before elfutils 0.189, machines
 #               without an elfutils backend, relocation types it does not know): the dwarf
 #               loader refuses it in one line that ends "(try -f llvm-dwarf)", llvm-dwarf reads it
@@ -306,6 +307,24 @@ C
         dump "$work/gcc-dwarf$version-percpu.o-tu" > "$work/percpu.txt"
         grep -q "^\[[0-9]*\] VAR 'cpu_stats' " "$work/percpu.txt" ||
             fail "gcc-dwarf$version-percpu.o-tu: the per-CPU variable is missing"
+        # A type unit whose type_offset points past its end, into the next unit's DIEs: a
+        # signature would resolve to a type of the wrong unit. Both loaders refuse the file.
+        if [ $version = 4 ]; then
+            bad=$work/bad-type-offset.o
+            cp "$work/gcc-dwarf$version-percpu.o-tu" "$bad"
+            "${DWARF_PATCH:?}" "$bad" type-offset .debug_types
+            loaders=(dwarf)
+            ! $llvm_dwarf || loaders+=(llvm-dwarf)
+            for loader in "${loaders[@]}"; do
+                rm -f "$work/bad.btf"
+                if "$BTFORGE" -q convert -f $loader "$bad" -o "$work/bad.btf" 2> "$work/bad.err"; then
+                    fail "-f $loader: a type_offset past its unit is accepted"
+                fi
+                grep -q "type_offset" "$work/bad.err" ||
+                    fail "-f $loader: no word of the type_offset: $(cat "$work/bad.err")"
+                [ ! -e "$work/bad.btf" ] || fail "-f $loader: output left behind"
+            done
+        fi
     done
     [ ${#variants[@]} -gt 0 ] || skip "no compiler here makes type units"
     summary "type units of ${variants[*]}: types complete and equal to the builds without"

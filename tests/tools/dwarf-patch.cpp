@@ -5,6 +5,8 @@
 //   form TAG FORM              the first abbreviation of tag TAG: its first attribute gets FORM
 //   garbage SECTION KEEP SEED  every byte of SECTION after the first KEEP is random
 //   addend SECTION INDEX VALUE the addend of relocation INDEX in the RELA section SECTION
+//   type-offset SECTION        the type_offset of the type unit the first section SECTION opens
+//                              points past that unit's end, into whatever follows (DWARF32)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -105,8 +107,8 @@ size_t formOffset(const std::vector<uint8_t>& elf, const Section& abbrev, uint64
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr,
-                     "usage: dwarf-patch FILE truncate|unit-length|form|garbage|addend ...\n");
+        std::fprintf(stderr, "usage: dwarf-patch FILE truncate|unit-length|form|garbage|addend|"
+                             "type-offset ...\n");
         return 2;
     }
     const std::string path = argv[1];
@@ -142,6 +144,16 @@ int main(int argc, char** argv) {
         if (number(4) >= s.size / kRelaSize)
             fail("no relocation " + std::to_string(number(4)) + " in " + argv[3]);
         store<uint64_t>(elf, s.offset + number(4) * kRelaSize + 16, number(5));
+    } else if (command == "type-offset" && argc == 4) {
+        Section s = findSection(elf, argv[3]);
+        const auto length = load<uint32_t>(elf, s.offset);
+        const auto version = load<uint16_t>(elf, s.offset + 4);
+        // DWARF 4: length, version, abbreviations, address size, signature; DWARF 5: length,
+        // version, unit type, address size, abbreviations, signature.
+        const size_t at = s.offset + (version >= 5 ? 20 : 19);
+        if (version >= 5 && load<uint8_t>(elf, s.offset + 6) != 2) // DW_UT_type
+            fail(std::string(argv[3]) + " does not open with a type unit");
+        store<uint32_t>(elf, at, length + 4 + 5);
     } else {
         fail("bad arguments for " + std::string(command));
     }
