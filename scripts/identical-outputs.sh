@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# identical-outputs.sh BTFORGE OUTDIR: what a refactoring must leave byte-identical.
+# identical-outputs.sh [--all-modules] BTFORGE OUTDIR: what a refactoring must leave
+# byte-identical.
 # Runs BTFORGE (a built bin/btforge) on the cached Debian kernels (scripts/fetch-debian-kernel.sh:
 # vmlinux at -j1, -j2 and -j16, its modules over it at each, the func-addr form; arm64, s390x,
 # armhf and i386 vmlinux and modules) and on the test program cross-compiled for several targets by gcc and
 # clang (built once into $BTFORGE_CACHE/identical-inputs), and writes OUTDIR/SHA256SUMS.
 # Compare two trees' outputs with: diff OUT_BEFORE/SHA256SUMS OUT_AFTER/SHA256SUMS
 # Inputs missing from the cache are listed as "missing" (fetch them first to compare them).
+# --all-modules adds every module of the amd64 kernel over that vmlinux's own .BTF, as a kernel
+# build encodes them (scripts/fetch-debian-kernel.sh amd64 --all-modules; about 1,100 runs).
 set -euo pipefail
+all_modules=0
+if [ "${1:-}" = --all-modules ]; then
+    all_modules=1
+    shift
+fi
 btforge=$(realpath "$1")
 out=$2
 cache=${BTFORGE_CACHE:-/var/cache/btforge}
@@ -50,6 +58,23 @@ for kernel in "$cache"/debian-6.1.0-*; do
     done
 done
 ls -d "$cache"/debian-6.1.0-* > /dev/null 2>&1 || echo "missing: Debian kernels in $cache" >> "$sums"
+
+if [ $all_modules = 1 ]; then
+    kernel=$cache/debian-6.1.0-56-cloud-amd64
+    if [ -e "$kernel/all-modules/.complete" ]; then
+        mkdir -p "$out/all-modules"
+        find "$kernel/all-modules" -name '*.ko' | sort > "$out/all-modules.list"
+        # Two at a time, as a kernel build's module step; one checksum line per module.
+        export btforge kernel out
+        xargs -P 2 -I{} sh -c 'name=$(basename "$1" .ko)
+            if "$btforge" --quiet convert -B "$kernel/vmlinux" "$1" -o "$out/all-modules/$name.btf" \
+                2> "$out/all-modules/$name.err"; then :; else echo failed > "$out/all-modules/$name.btf"; fi' \
+            _ {} < "$out/all-modules.list"
+        (cd "$out" && find all-modules -name '*.btf' | sort | xargs sha256sum) >> "$sums"
+    else
+        echo "missing: every module of $kernel (fetch-debian-kernel.sh amd64 --all-modules)" >> "$sums"
+    fi
+fi
 
 # The test program, cross-compiled once: gcc and clang, DWARF 4 and 5, -O0 and -O2.
 inputs=$cache/identical-inputs
