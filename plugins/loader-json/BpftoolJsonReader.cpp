@@ -7,6 +7,7 @@
 
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/TypeChecks.h"
+#include "btforge/support/Quoted.h"
 
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/stream_parser.hpp>
@@ -113,39 +114,24 @@ std::string_view valueKindName(const bj::value& v) {
     return "a value";
 }
 
-// A byte that would break a one-line message (control bytes, and what quoting uses), as \xNN.
-bool escape(std::string& out, unsigned char c, std::string_view also) {
-    if (c >= 0x20 && c != 0x7f && also.find(static_cast<char>(c)) == std::string_view::npos)
-        return false;
-    constexpr char kDigits[] = "0123456789abcdef";
-    out += "\\x";
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-    return true;
-}
-
-// A name as messages show it: quoted, cut, control bytes escaped (one line whatever the input).
-std::string quoted(std::string_view s) {
-    constexpr size_t kMaxShown = 64;
-    std::string out = "'";
-    for (unsigned char c : s.substr(0, kMaxShown)) {
-        if (!escape(out, c, "'\\"))
-            out += static_cast<char>(c);
-    }
-    return out + (s.size() > kMaxShown ? "'..." : "'");
-}
-
-// A key as a JSON pointer token (RFC 6901: ~ and / escaped), cut and escaped as quoted() does.
+// A key as a JSON pointer token (RFC 6901: ~ and / escaped), cut, and its control bytes as \xNN
+// (a message stays one line).
 std::string pointerToken(std::string_view key) {
     constexpr size_t kMaxShown = 64;
+    constexpr char kDigits[] = "0123456789abcdef";
     std::string out;
     for (unsigned char c : key.substr(0, kMaxShown)) {
-        if (c == '~')
+        if (c == '~') {
             out += "~0";
-        else if (c == '/')
+        } else if (c == '/') {
             out += "~1";
-        else if (!escape(out, c, {}))
+        } else if (c < 0x20 || c == 0x7f) {
+            out += "\\x";
+            out += kDigits[c >> 4];
+            out += kDigits[c & 15];
+        } else {
             out += static_cast<char>(c);
+        }
     }
     return key.size() > kMaxShown ? out + "..." : out;
 }
