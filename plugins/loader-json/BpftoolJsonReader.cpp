@@ -29,7 +29,7 @@ using ir::Kind;
 using ir::StrId;
 using ir::TypeId;
 
-// The document nests four deep ({"types":[{"members":[{...}]}]}); anything much deeper is not
+// The document nests five deep ({"types":[{"members":[{...}]}]}); anything much deeper is not
 // bpftool's and is refused while parsing, before it costs memory.
 constexpr size_t kMaxDepth = 8;
 // The kernel refuses longer names (KSYM_NAME_LEN is 512 with the NUL).
@@ -56,16 +56,11 @@ std::span<const std::string_view> fieldsOf(Kind kind) {
     static constexpr std::string_view kDatasec[] = {"size", "vlen", "vars"};
     static constexpr std::string_view kFloat[] = {"size"};
     static constexpr std::string_view kDeclTag[] = {"type_id", "component_idx"};
+    if (ir::isReferenceKind(kind))
+        return kReference;
     switch (kind) {
     case Kind::Int:
         return kInt;
-    case Kind::Ptr:
-    case Kind::Typedef:
-    case Kind::Volatile:
-    case Kind::Const:
-    case Kind::Restrict:
-    case Kind::TypeTag:
-        return kReference;
     case Kind::Array:
         return kArray;
     case Kind::Struct:
@@ -88,10 +83,9 @@ std::span<const std::string_view> fieldsOf(Kind kind) {
         return kFloat;
     case Kind::DeclTag:
         return kDeclTag;
-    case Kind::Void:
-        break;
+    default: // void, and the reference kinds above
+        return {};
     }
-    return {};
 }
 
 std::string_view valueKindName(const bj::value& v) {
@@ -758,7 +752,7 @@ Expected<ir::TypeGraph> readBpftoolJson(std::span<const std::byte> bytes,
         std::string what = ec.message();
         if (ec == bj::error::too_deep)
             what = "nested deeper than " + std::to_string(kMaxDepth) +
-                   " levels (bpftool's JSON nests 4)";
+                   " levels (bpftool's JSON nests 5)";
         else if (at == text.size())
             what = "the document ends early (truncated?): " + what;
         return Error::badInput(options.sourceName + ": " + place(text, at) + ": " + what);
