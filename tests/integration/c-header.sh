@@ -144,6 +144,7 @@ dwarf)
 core)
     source_file=$2
     clang=$(command -v clang-19) || skip "clang-19 is not installed"
+    command -v llvm-objcopy-19 > /dev/null || skip "llvm-objcopy-19 is not installed"
     "$BTFORGE" --quiet convert "$input" -t c -o "$work/vmlinux.h"
     "$BTFORGE" --quiet convert "$input" -t c --keep task_struct,file -o "$work/small.h"
     [ "$(wc -l < "$work/small.h")" -lt "$(wc -l < "$work/vmlinux.h")" ] ||
@@ -153,13 +154,33 @@ core)
         cp "$work/$header" "$work/${header%.h}/vmlinux.h"
         "$clang" -target bpf -O2 -g -I "$work/${header%.h}" -c "$source_file" \
             -o "$work/${header%.h}.bpf.o" || fail "the CO-RE program does not compile against $header"
-        # CO-RE: the task_struct field reads are relocations libbpf resolves at load time.
+        # CO-RE: clang wrote the task_struct field reads as relocations libbpf resolves at load
+        # time (the CO-RE records of .BTF.ext: real_parent, tgid, mm, exe_file).
         "$BPFTOOL" btf dump file "$work/${header%.h}.bpf.o" > "$work/object.txt"
         grep -q "STRUCT 'task_struct'" "$work/object.txt" ||
             fail "the object compiled against $header does not describe task_struct"
+        llvm-objcopy-19 --dump-section ".BTF.ext=$work/btf.ext" "$work/${header%.h}.bpf.o" \
+            "$work/copy.o"
+        relocations=$(python3 - "$work/btf.ext" <<'PY'
+import struct, sys
+ext = open(sys.argv[1], "rb").read()
+magic, _, _, hdr_len = struct.unpack_from("<HBBI", ext)
+assert magic == 0xeb9f and hdr_len >= 32, "not a .BTF.ext with CO-RE records"
+off, size = struct.unpack_from("<II", ext, 24)
+at, end, count = hdr_len + off + 4, hdr_len + off + size, 0  # after the record size
+while at < end:
+    _, n = struct.unpack_from("<II", ext, at)
+    count += n
+    at += 8 + n * struct.unpack_from("<I", ext, hdr_len + off)[0]
+print(count)
+PY
+)
+        [ "$relocations" -ge 4 ] ||
+            fail "the object compiled against $header has $relocations CO-RE relocations, not 4"
     done
     echo "a CO-RE program compiles against the whole header ($(wc -l < "$work/vmlinux.h") lines)" \
-        "and against --keep task_struct,file ($(wc -l < "$work/small.h") lines)"
+        "and against --keep task_struct,file ($(wc -l < "$work/small.h") lines)," \
+        "(its reads: $relocations CO-RE relocations)"
     ;;
 *) fail "unknown mode $mode" ;;
 esac
