@@ -38,8 +38,9 @@ constexpr uint64_t kHeaderBytesPerBtfByte = 64;
 constexpr int64_t kMaxBits = int64_t{1} << 30;
 // A printed line's bytes besides names: indentation (at most 13 tabs), keywords, a number.
 constexpr uint64_t kLineBytes = 48;
-// btf__align_of's answer for a kind without alignment (-EINVAL).
-constexpr int32_t kNoAlignment = -22;
+// btf__align_of's answer for a kind without alignment (void, FWD, FUNC_PROTO, ...): 0, which
+// btf_dump then divides by.
+constexpr uint32_t kNoAlignment = 0;
 constexpr uint64_t kCap = std::numeric_limits<uint64_t>::max() / 4;
 
 // Kinds that qualify the type they lead to; libbpf walks through them as through a typedef.
@@ -119,10 +120,10 @@ private:
     template <Kind K>
     Expected<Cost> definitionCost(TypeId id, const ir::CompositeType<K>& type, uint32_t at) const;
     Cost enumerationCost(const ir::TypeView& view) const;
-    int32_t alignmentOf(TypeId id) const;
+    uint32_t alignmentOf(TypeId id) const;
     bool packed(const ir::StructType& type) const;
     int64_t resolvedSize(TypeId id) const;
-    std::optional<uint64_t> paddingLines(int64_t from, int64_t to, int32_t nextAlignment,
+    std::optional<uint64_t> paddingLines(int64_t from, int64_t to, uint32_t nextAlignment,
                                          bool inBitfield) const;
 
     uint64_t nameBytes(ir::StrId name) const { return graph_.str(name).size(); }
@@ -132,11 +133,11 @@ private:
 
     const ir::TypeGraph& graph_;
     const uint32_t pointerSize_;
-    std::vector<uint8_t> state_;     // by node
-    std::vector<uint32_t> depth_;    // by node: the longest way on from it
-    std::vector<uint64_t> reached_;  // by node: the types met on every way on from it
-    std::vector<Cost> printed_;      // by node: printing a reference to its type
-    std::vector<int32_t> alignment_; // by type: btf__align_of
+    std::vector<uint8_t> state_;      // by node
+    std::vector<uint32_t> depth_;     // by node: the longest way on from it
+    std::vector<uint64_t> reached_;   // by node: the types met on every way on from it
+    std::vector<Cost> printed_;       // by node: printing a reference to its type
+    std::vector<uint32_t> alignment_; // by type: btf__align_of
     std::vector<Frame> way_;
     std::vector<uint32_t> pending_;
 };
@@ -193,7 +194,7 @@ Expected<void> DumpModel::check(size_t btfBytes) {
                                     std::to_string(kMaxWork) +
                                     " steps (types that embed, or print inline, what others "
                                     "share, again and again)");
-    const uint64_t maxBytes = plus(kMinHeaderBytes, btfBytes * kHeaderBytesPerBtfByte);
+    const uint64_t maxBytes = maxHeaderBytes(btfBytes);
     if (total.bytes > maxBytes)
         return refuse(mostBytes, "the header would pass " + std::to_string(maxBytes) +
                                      " bytes, 64 MiB and 64 a byte of BTF (padding of huge "
@@ -277,6 +278,51 @@ Expected<void> DumpModel::finish(const Frame& frame) {
     return {};
 }
 
+// btf_dump_emit_struct_def: the members, the padding it fills in between (a line per 8 bits at
+// most), and the alignments it asks btf__align_of for, each a walk over what the type embeds.
+template <Kind K>
+Expected<Cost> DumpModel::definitionCost(TypeId id, const ir::CompositeType<K>& type,
+                                         uint32_t at) const {
+    constexpr bool isStruct = K == Kind::Struct;
+    const int64_t sizeBits = int64_t{type.size} * 8;
+    if (sizeBits >= kMaxBits)
+        return refuse(id, "a size of " + std::to_string(type.size) +
+                              " bytes: libbpf's btf_dump computes its bit offsets in int (up to " +
+                              std::to_string(kMaxBits / 8) + " bytes here)");
+    bool isPacked = false;
+    if constexpr (isStruct)
+        isPacked = packed(type);
+    Cost cost{plus(nameBytes(type.name), 2 * kLineBytes), plus(3 * reached_[at], 1)};
+    int64_t off = 0;
+    bool previousBitfield = false;
+    for (size_t i = 0; i < type.members.size(); ++i) {
+        const ir::Member& m = type.members[i];
+        const std::string member = "member " + std::to_string(i) + " " + quoted(graph_.str(m.name));
+        const uint32_t alignment = isPacked ? 1 : alignment_[m.type];
+        const std::optional<uint64_t> lines =
+            paddingLines(off, m.bitOffset, alignment, previousBitfield && m.bitfieldSize != 0);
+        if (!lines)
+            return refuse(id, member + " is of " + describe(m.type) +
+                                  ", of alignment 0, which libbpf's btf_dump divides by");
+        cost += {*lines * kLineBytes, *lines};
+        cost += printed_[node(m.type, false)];
+        cost += {plus(nameBytes(m.name), kLineBytes), 1};
+        previousBitfield = m.bitfieldSize != 0;
+        off = m.bitOffset + (previousBitfield ? m.bitfieldSize : resolvedSize(m.type) * 8);
+        if (off >= kMaxBits)
+            return refuse(id, member + " ends at bit " + std::to_string(off) +
+                                  ": libbpf's btf_dump computes bit offsets in int (up to " +
+                                  std::to_string(kMaxBits) + " here)");
+    }
+    if (isStruct) {
+        const std::optional<uint64_t> lines = paddingLines(off, sizeBits, alignment_[id], false);
+        if (!lines)
+            return refuse(id, "its alignment is 0, which libbpf's btf_dump divides by");
+        cost += {*lines * kLineBytes, *lines};
+    }
+    return cost;
+}
+
 // A declaration of a member, parameter or typedef of this type: by name, or spelled out
 // (pointers, arrays, function prototypes, anonymous structs, unions and enums).
 Expected<Cost> DumpModel::printCost(uint32_t at) const {
@@ -337,51 +383,6 @@ Expected<Cost> DumpModel::topLevelCost(TypeId id) const {
         view);
 }
 
-// btf_dump_emit_struct_def: the members, the padding it fills in between (a line per 8 bits at
-// most), and the alignments it asks btf__align_of for, each a walk over what the type embeds.
-template <Kind K>
-Expected<Cost> DumpModel::definitionCost(TypeId id, const ir::CompositeType<K>& type,
-                                         uint32_t at) const {
-    constexpr bool isStruct = K == Kind::Struct;
-    const int64_t sizeBits = int64_t{type.size} * 8;
-    if (sizeBits >= kMaxBits)
-        return refuse(id, "a size of " + std::to_string(type.size) +
-                              " bytes: libbpf's btf_dump computes its bit offsets in int (up to " +
-                              std::to_string(kMaxBits / 8) + " bytes here)");
-    bool isPacked = false;
-    if constexpr (isStruct)
-        isPacked = packed(type);
-    Cost cost{plus(nameBytes(type.name), 2 * kLineBytes), plus(3 * reached_[at], 1)};
-    int64_t off = 0;
-    bool previousBitfield = false;
-    for (size_t i = 0; i < type.members.size(); ++i) {
-        const ir::Member& m = type.members[i];
-        const std::string member = "member " + std::to_string(i) + " " + quoted(graph_.str(m.name));
-        const int32_t alignment = isPacked ? 1 : alignment_[m.type];
-        const std::optional<uint64_t> lines =
-            paddingLines(off, m.bitOffset, alignment, previousBitfield && m.bitfieldSize != 0);
-        if (!lines)
-            return refuse(id, member + " is of " + describe(m.type) +
-                                  ", of alignment 0, which libbpf's btf_dump divides by");
-        cost += {*lines * kLineBytes, *lines};
-        cost += printed_[node(m.type, false)];
-        cost += {plus(nameBytes(m.name), kLineBytes), 1};
-        previousBitfield = m.bitfieldSize != 0;
-        off = m.bitOffset + (previousBitfield ? m.bitfieldSize : resolvedSize(m.type) * 8);
-        if (off >= kMaxBits)
-            return refuse(id, member + " ends at bit " + std::to_string(off) +
-                                  ": libbpf's btf_dump computes bit offsets in int (up to " +
-                                  std::to_string(kMaxBits) + " here)");
-    }
-    if (isStruct) {
-        const std::optional<uint64_t> lines = paddingLines(off, sizeBits, alignment_[id], false);
-        if (!lines)
-            return refuse(id, "its alignment is 0, which libbpf's btf_dump divides by");
-        cost += {*lines * kLineBytes, *lines};
-    }
-    return cost;
-}
-
 Cost DumpModel::enumerationCost(const ir::TypeView& view) const {
     return std::visit(
         [&](const auto& type) {
@@ -397,28 +398,27 @@ Cost DumpModel::enumerationCost(const ir::TypeView& view) const {
 }
 
 // btf__align_of, from the alignments of what the type embeds (their nodes are done).
-int32_t DumpModel::alignmentOf(TypeId id) const {
-    return graph_.visit(id, [&](const auto& type) -> int32_t {
+uint32_t DumpModel::alignmentOf(TypeId id) const {
+    return graph_.visit(id, [&](const auto& type) -> uint32_t {
         using T = std::decay_t<decltype(type)>;
         if constexpr (std::is_same_v<T, ir::IntType> || std::is_same_v<T, ir::FloatType> ||
                       requires { type.values; }) {
-            return static_cast<int32_t>(std::min(pointerSize_, type.size));
+            return std::min(pointerSize_, type.size);
         } else if constexpr (std::is_same_v<T, ir::PtrType>) {
-            return static_cast<int32_t>(pointerSize_);
+            return pointerSize_;
         } else if constexpr (std::is_same_v<T, ir::ArrayType>) {
             return alignment_[type.elemType];
         } else if constexpr (requires { type.members; }) {
-            int32_t maxAlignment = 1;
+            uint32_t maxAlignment = 1;
             for (const ir::Member& m : type.members) {
-                const int32_t alignment = alignment_[m.type];
-                if (alignment <= 0)
-                    return alignment;
+                const uint32_t alignment = alignment_[m.type];
+                if (alignment == 0)
+                    return kNoAlignment;
                 maxAlignment = std::max(maxAlignment, alignment);
-                if (m.bitfieldSize == 0 &&
-                    m.bitOffset % (8 * static_cast<uint32_t>(alignment)) != 0)
+                if (m.bitfieldSize == 0 && m.bitOffset % (8 * alignment) != 0)
                     return 1;
             }
-            return type.size % static_cast<uint32_t>(maxAlignment) != 0 ? 1 : maxAlignment;
+            return type.size % maxAlignment != 0 ? 1 : maxAlignment;
         } else if constexpr (std::is_same_v<T, ir::TypedefType> || isQualifier<T>) {
             return alignment_[type.type];
         } else {
@@ -429,16 +429,14 @@ int32_t DumpModel::alignmentOf(TypeId id) const {
 
 // btf_is_struct_packed: a member off its alignment, or a size no multiple of the largest.
 bool DumpModel::packed(const ir::StructType& type) const {
-    int32_t maxAlignment = 1;
+    uint32_t maxAlignment = 1;
     for (const ir::Member& m : type.members) {
-        const int32_t alignment = alignment_[m.type];
-        // As libbpf computes it, in unsigned arithmetic (a negative alignment included).
-        if (alignment != 0 && m.bitfieldSize == 0 &&
-            m.bitOffset % (8 * static_cast<uint32_t>(alignment)) != 0)
+        const uint32_t alignment = alignment_[m.type];
+        if (alignment != 0 && m.bitfieldSize == 0 && m.bitOffset % (8 * alignment) != 0)
             return true;
         maxAlignment = std::max(maxAlignment, alignment);
     }
-    return type.size % static_cast<uint32_t>(maxAlignment) != 0;
+    return type.size % maxAlignment != 0;
 }
 
 // btf__resolve_size, or 0 where it fails (btf_dump_emit_struct_def takes 0 then).
@@ -479,7 +477,7 @@ int64_t DumpModel::resolvedSize(TypeId id) const {
 
 // btf_dump_emit_bit_padding between bit offsets `from` and `to`: at most a line per 8 bits, and
 // nothing when it would divide by a zero alignment.
-std::optional<uint64_t> DumpModel::paddingLines(int64_t from, int64_t to, int32_t nextAlignment,
+std::optional<uint64_t> DumpModel::paddingLines(int64_t from, int64_t to, uint32_t nextAlignment,
                                                 bool inBitfield) const {
     if (from >= to)
         return 0;
@@ -516,6 +514,10 @@ Error DumpModel::refuse(TypeId id, const std::string& what) const {
 
 Expected<void> checkDumpLimits(const ir::TypeGraph& graph, size_t btfBytes) {
     return DumpModel(graph).check(btfBytes);
+}
+
+uint64_t maxHeaderBytes(size_t btfBytes) {
+    return plus(kMinHeaderBytes, btfBytes * kHeaderBytesPerBtfByte);
 }
 
 } // namespace btforge::cheader

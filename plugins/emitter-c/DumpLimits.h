@@ -11,10 +11,15 @@
 #include "btforge/support/Error.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace btforge::cheader {
 
 // `btfBytes`: the size of the BTF libbpf is given, which the header may outgrow only so far.
 Expected<void> checkDumpLimits(const ir::TypeGraph& graph, size_t btfBytes);
+
+// The most header a graph that passes may print, for BTF of `btfBytes` (c-emitter-fuzz holds
+// btf_dump to it).
+uint64_t maxHeaderBytes(size_t btfBytes);
 
 } // namespace btforge::cheader

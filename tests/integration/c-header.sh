@@ -73,6 +73,10 @@ case("zero-alignment", "member 1 'b' is of type [2] INT 'nothing', of alignment 
      [dict(INT, name="char", size=1, nr_bits=8),
       dict(INT, id=2, name="nothing", size=0, nr_bits=0, encoding="(none)"),
       struct(3, "s", [("a", 1, 0), ("b", 2, 64)], size=16)])
+# so does a member of a kind without alignment (FWD, void, FUNC_PROTO): btf__align_of says 0
+case("fwd-member", "member 1 'b' is of type [2] FWD 'later', of alignment 0",
+     [INT, {"id": 2, "kind": "FWD", "name": "later", "fwd_kind": "struct"},
+      struct(3, "s", [("a", 1, 0), ("b", 2, 64)], size=16)])
 # a member 2^30 bits in: bpftool prints 16 million lines of padding (184 MB) for 200 bytes
 case("padding", "the header would pass", [INT, struct(2, "s", [("a", 1, 0), ("b", 1, 2**30 - 64)], size=8)])
 case("huge", "a size of 268435456 bytes", [INT, struct(2, "s", [("a", 1, 0)], size=2**28)])
