@@ -35,7 +35,6 @@ constexpr size_t kMaxDepth = 8;
 // The kernel refuses longer names (KSYM_NAME_LEN is 512 with the NUL).
 constexpr size_t kMaxNameLength = 511;
 constexpr uint32_t kMaxIntBits = 128;
-constexpr uint32_t kMaxBitfieldSize = 0xff;
 constexpr uint32_t kMaxFlaggedBitOffset = (1u << 24) - 1;
 
 // bpftool's spelling of a name offset of 0.
