@@ -3,8 +3,8 @@
 # arm64, s390x), then
 #  1. an ASan+UBSan build runs every test,
 #  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the json
-#     loader on bpftool's JSON, the two DWARF loaders (libdw and LLVM) on small ELF files with
-#     DWARF, also mutated structurally,
+#     loader on bpftool's JSON, libbpf's btf_dump behind the c emitter's limits, the two DWARF
+#     loaders (libdw and LLVM) on small ELF files with DWARF, also mutated structurally,
 #  3. a release build runs every test (its CTest summary is the last line).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ echo "== sanitizers (ASan+UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_ctest "$build/asan"
 
-echo "== fuzzing the BTF reader, the json loader and the two DWARF loaders (60 s each)"
+echo "== fuzzing the BTF reader, the json loader, the c emitter's limits and the two DWARF loaders (60 s each)"
 "$root/scripts/fuzz.sh" 60
 
 echo "== release"

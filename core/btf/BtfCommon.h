@@ -1,9 +1,10 @@
 // What the BTF reader and writer share beyond the format constants: fixed-width integers in
-// either byte order, and how messages show values and names.
+// either byte order, and how messages show offsets and names (support/Hex.h, support/Quoted.h).
 #pragma once
 
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/support/Hex.h"
+#include "btforge/support/Quoted.h"
 
 #include <charconv>
 #include <cstddef>
@@ -48,26 +49,6 @@ template <typename T> void append(std::vector<std::byte>& out, T value, bool swa
     size_t at = out.size();
     out.resize(at + sizeof value);
     std::memcpy(out.data() + at, &value, sizeof value);
-}
-
-// A name as messages show it: quoted, cut when long, anything but printable ASCII escaped, so a
-// hostile name cannot break a one-line message.
-inline std::string quoted(std::string_view name) {
-    constexpr size_t kMaxShown = 64;
-    constexpr char kDigits[] = "0123456789abcdef";
-    std::string out = "'";
-    for (unsigned char c : name.substr(0, kMaxShown)) {
-        if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\') {
-            out += "\\x";
-            out += kDigits[c >> 4];
-            out += kDigits[c & 0xf];
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    if (name.size() > kMaxShown)
-        out += "...";
-    return out + "'";
 }
 
 } // namespace btforge::btf::detail

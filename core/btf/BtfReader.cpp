@@ -25,7 +25,6 @@
 namespace btforge::btf {
 namespace {
 
-using detail::quoted;
 using ir::Kind;
 using ir::StrId;
 using ir::TypeId;

@@ -178,9 +178,8 @@ template <Kind K> Expected<void> Encoder::encode(TypeId id, const ir::CompositeT
     for (size_t i = 0; bitfields && i < type.members.size(); ++i) {
         const ir::Member& m = type.members[i];
         if (m.bitOffset > kMaxFlaggedBitOffset || m.bitfieldSize > kMaxBitfieldSize)
-            return error(id, "member " + std::to_string(i) + " " +
-                                 detail::quoted(graph_.str(m.name)) + " at bit " +
-                                 std::to_string(m.bitOffset) + " with bitfield size " +
+            return error(id, "member " + std::to_string(i) + " " + quoted(graph_.str(m.name)) +
+                                 " at bit " + std::to_string(m.bitOffset) + " with bitfield size " +
                                  std::to_string(m.bitfieldSize) +
                                  " does not fit the bitfield encoding (24-bit offset, 8-bit size)");
     }
@@ -323,7 +322,7 @@ Error Encoder::error(TypeId id, std::string_view what) const {
     std::string label =
         std::string(ir::kindName(graph_.kind(id))) + " [" + std::to_string(id) + "]";
     if (std::string_view name = graph_.name(id); !name.empty())
-        label += " " + detail::quoted(name);
+        label += " " + quoted(name);
     return Error::badInput(label + " " + std::string(what));
 }
 

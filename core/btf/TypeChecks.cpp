@@ -29,7 +29,7 @@ struct Checked {
             return "type [0] (void)";
         std::string out = "type " + id(type) + " " + std::string(ir::kindName(graph.kind(type)));
         if (std::string_view s = graph.name(type); !s.empty())
-            out += " " + detail::quoted(s);
+            out += " " + quoted(s);
         return out;
     }
     std::string describeLoop(const std::vector<TypeId>& loop) const {

@@ -97,15 +97,26 @@ bool anyLoop(const ir::TypeGraph& graph) {
             state[i] = kDone;
     }
     // By value, chains (but pointers) end at a struct or union, or nowhere: a loop goes through
-    // composites only, each holding the composites its members' chains end at.
+    // composites only, each holding the composites its members' chains end at. Each chain is
+    // walked once: the way to a type whose end is known takes that end.
     constexpr uint32_t kNowhere = UINT32_MAX;
     std::vector<uint32_t> endOf(count, kNowhere);
+    std::vector<uint8_t> ended(count, 0);
     for (uint32_t i = 0; i < count; ++i) {
+        way.clear();
         TypeId at = first + i;
-        while (own(at) && !composite[at - first] && !pointer[at - first])
+        while (own(at) && !ended[at - first] && !composite[at - first] && !pointer[at - first]) {
+            way.push_back(at - first);
             at = chain[at - first];
-        if (own(at) && composite[at - first])
-            endOf[i] = at - first;
+        }
+        uint32_t end = kNowhere;
+        if (own(at))
+            end = ended[at - first] ? endOf[at - first] : composite[at - first] ? at - first : end;
+        way.push_back(i);
+        for (uint32_t j : way) {
+            endOf[j] = end;
+            ended[j] = 1;
+        }
     }
     std::fill(state.begin(), state.end(), kUnvisited);
     std::vector<std::pair<uint32_t, uint32_t>> path; // composite, its next member

@@ -2,6 +2,8 @@
 // The graph goes to libbpf as BTF in memory (btforge's writer; split BTF with its base, as one)
 // and libbpf's btf_dump prints every type in id order, as bpftool does, between the include
 // guard and the CO-RE pragma bpftool puts around them.
+#include "DumpLimits.h"
+
 #include "btforge/btf/BtfWriter.h"
 #include "btforge/plugin/Plugin.h"
 
@@ -113,16 +115,16 @@ private:
     libbpf_print_fn_t previous_;
 };
 
-// libbpf's reading of `graph`, a split graph's base included (bpftool prints the base's types
-// too), written in this machine's byte order, which libbpf prints from.
-Expected<LibbpfBtf> toLibbpf(const ir::TypeGraph& graph) {
+// `graph` as BTF for libbpf, a split graph's base included (bpftool prints the base's types
+// too), in this machine's byte order, which libbpf prints from. Refused when libbpf's btf_dump
+// could not print it safely (DumpLimits.h).
+Expected<std::vector<std::byte>> libbpfInput(const ir::TypeGraph& graph) {
     auto bytes = btf::writeBtf(graph, {.byteOrder = ir::nativeByteOrder(), .withBase = true});
     if (!bytes)
         return std::move(bytes).error();
-    LibbpfBtf types(btf__new(bytes->data(), static_cast<uint32_t>(bytes->size())));
-    if (!types)
-        return libbpfError("refused the BTF", errno);
-    return types;
+    if (Expected<void> bounded = cheader::checkDumpLimits(graph, bytes->size()); !bounded)
+        return std::move(bounded).error();
+    return bytes;
 }
 
 // btf_dump's output, gathered in one string, as bpftool 7.1 prints it. The libbpf bpftool is
@@ -168,16 +170,19 @@ public:
 
 private:
     static Expected<void> emitHeader(const ir::TypeGraph& graph, std::ostream& out) {
-        auto types = toLibbpf(graph);
+        auto bytes = libbpfInput(graph);
+        if (!bytes)
+            return std::move(bytes).error();
+        LibbpfBtf types(btf__new(bytes->data(), static_cast<uint32_t>(bytes->size())));
         if (!types)
-            return std::move(types).error();
+            return libbpfError("refused the BTF", errno);
         HeaderText header(kPreamble);
         std::unique_ptr<::btf_dump, BtfDumpFree> dump(
-            btf_dump__new(types->get(), HeaderText::print, &header, nullptr));
+            btf_dump__new(types.get(), HeaderText::print, &header, nullptr));
         if (!dump)
             return libbpfError("cannot print the types", errno);
         // Every type in id order, the base's too: each brings what it needs before it.
-        const uint32_t count = btf__type_cnt(types->get());
+        const uint32_t count = btf__type_cnt(types.get());
         for (uint32_t id = 1; id < count; ++id) {
             if (int err = btf_dump__dump_type(dump.get(), id); err < 0)
                 return libbpfError("cannot print type [" + std::to_string(id) + "]", -err);

@@ -7,6 +7,7 @@
 
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/TypeChecks.h"
+#include "btforge/support/Quoted.h"
 
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/stream_parser.hpp>
@@ -28,13 +29,12 @@ using ir::Kind;
 using ir::StrId;
 using ir::TypeId;
 
-// The document nests four deep ({"types":[{"members":[{...}]}]}); anything much deeper is not
+// The document nests five deep ({"types":[{"members":[{...}]}]}); anything much deeper is not
 // bpftool's and is refused while parsing, before it costs memory.
 constexpr size_t kMaxDepth = 8;
 // The kernel refuses longer names (KSYM_NAME_LEN is 512 with the NUL).
 constexpr size_t kMaxNameLength = 511;
 constexpr uint32_t kMaxIntBits = 128;
-constexpr uint32_t kMaxBitfieldSize = 0xff;
 constexpr uint32_t kMaxFlaggedBitOffset = (1u << 24) - 1;
 
 // bpftool's spelling of a name offset of 0.
@@ -55,16 +55,11 @@ std::span<const std::string_view> fieldsOf(Kind kind) {
     static constexpr std::string_view kDatasec[] = {"size", "vlen", "vars"};
     static constexpr std::string_view kFloat[] = {"size"};
     static constexpr std::string_view kDeclTag[] = {"type_id", "component_idx"};
+    if (ir::isReferenceKind(kind))
+        return kReference;
     switch (kind) {
     case Kind::Int:
         return kInt;
-    case Kind::Ptr:
-    case Kind::Typedef:
-    case Kind::Volatile:
-    case Kind::Const:
-    case Kind::Restrict:
-    case Kind::TypeTag:
-        return kReference;
     case Kind::Array:
         return kArray;
     case Kind::Struct:
@@ -87,10 +82,9 @@ std::span<const std::string_view> fieldsOf(Kind kind) {
         return kFloat;
     case Kind::DeclTag:
         return kDeclTag;
-    case Kind::Void:
-        break;
+    default: // void, and the reference kinds above
+        return {};
     }
-    return {};
 }
 
 std::string_view valueKindName(const bj::value& v) {
@@ -113,39 +107,24 @@ std::string_view valueKindName(const bj::value& v) {
     return "a value";
 }
 
-// A byte that would break a one-line message (control bytes, and what quoting uses), as \xNN.
-bool escape(std::string& out, unsigned char c, std::string_view also) {
-    if (c >= 0x20 && c != 0x7f && also.find(static_cast<char>(c)) == std::string_view::npos)
-        return false;
-    constexpr char kDigits[] = "0123456789abcdef";
-    out += "\\x";
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-    return true;
-}
-
-// A name as messages show it: quoted, cut, control bytes escaped (one line whatever the input).
-std::string quoted(std::string_view s) {
-    constexpr size_t kMaxShown = 64;
-    std::string out = "'";
-    for (unsigned char c : s.substr(0, kMaxShown)) {
-        if (!escape(out, c, "'\\"))
-            out += static_cast<char>(c);
-    }
-    return out + (s.size() > kMaxShown ? "'..." : "'");
-}
-
-// A key as a JSON pointer token (RFC 6901: ~ and / escaped), cut and escaped as quoted() does.
+// A key as a JSON pointer token (RFC 6901: ~ and / escaped), cut, and its control bytes as \xNN
+// (a message stays one line).
 std::string pointerToken(std::string_view key) {
     constexpr size_t kMaxShown = 64;
+    constexpr char kDigits[] = "0123456789abcdef";
     std::string out;
     for (unsigned char c : key.substr(0, kMaxShown)) {
-        if (c == '~')
+        if (c == '~') {
             out += "~0";
-        else if (c == '/')
+        } else if (c == '/') {
             out += "~1";
-        else if (!escape(out, c, {}))
+        } else if (c < 0x20 || c == 0x7f) {
+            out += "\\x";
+            out += kDigits[c >> 4];
+            out += kDigits[c & 15];
+        } else {
             out += static_cast<char>(c);
+        }
     }
     return key.size() > kMaxShown ? out + "..." : out;
 }
@@ -772,7 +751,7 @@ Expected<ir::TypeGraph> readBpftoolJson(std::span<const std::byte> bytes,
         std::string what = ec.message();
         if (ec == bj::error::too_deep)
             what = "nested deeper than " + std::to_string(kMaxDepth) +
-                   " levels (bpftool's JSON nests 4)";
+                   " levels (bpftool's JSON nests 5)";
         else if (at == text.size())
             what = "the document ends early (truncated?): " + what;
         return Error::badInput(options.sourceName + ": " + place(text, at) + ": " + what);

@@ -9,6 +9,10 @@
 #   misplaced            types C cannot put where BTF puts them (a FUNC, VAR or DATASEC as a
 #                        member's type: hostile BTF): the header is still bpftool's, and what
 #                        libbpf says of them are btforge's warnings, which --quiet silences
+#   limits               hostile BTF that would crash libbpf's btf_dump (and bpftool), or make
+#                        it work or print without bound (plugins/emitter-c/DumpLimits.h): one
+#                        line each, exit 1, no output, at once; 1000 levels of nesting still
+#                        print as bpftool prints them
 source "$(dirname "$0")/lib.sh"
 
 mode=$1
@@ -34,6 +38,77 @@ EOF
     "$BTFORGE" --quiet convert "$work/misplaced.json" -t c -o "$work/misplaced.h" 2> "$work/stderr"
     [ ! -s "$work/stderr" ] || fail "--quiet printed: $(cat "$work/stderr")"
     echo "misplaced types: bpftool's header; libbpf's messages are warnings, none with --quiet"
+    exit 0
+fi
+if [ "$mode" = limits ]; then
+    mkdir "$work/cases"
+    python3 - "$work/cases" > "$work/expected.tsv" <<'PY'
+import json, sys
+out = sys.argv[1]
+INT = {"id": 1, "kind": "INT", "name": "int", "size": 4, "bits_offset": 0, "nr_bits": 32,
+       "encoding": "SIGNED"}
+def case(name, expected, types):
+    json.dump({"types": types}, open(f"{out}/{name}.json", "w"))
+    print(f"{name}\t{expected}")
+def struct(id, name, members, size=4):
+    return {"id": id, "kind": "STRUCT", "name": name, "size": size,
+            "members": [{"name": n, "type_id": t, "bits_offset": o} for n, t, o in members]}
+# libbpf recurses from the prototype to itself without end (SIGSEGV)
+case("loop", "type [2] FUNC_PROTO: contains itself ([2] FUNC_PROTO -> [1] PTR -> [2])",
+     [{"id": 1, "kind": "PTR", "name": "(anon)", "type_id": 2},
+      {"id": 2, "kind": "FUNC_PROTO", "name": "(anon)", "ret_type_id": 0,
+       "params": [{"name": "f", "type_id": 1}]}])
+# 100,000 typedefs: a stack overflow in btf_dump_order_type
+case("deep", "nests more than 1024 levels deep",
+     [{"id": i, "kind": "TYPEDEF", "name": f"t{i}", "type_id": i + 1} for i in range(1, 100001)]
+     + [dict(INT, id=100001)])
+# each struct embeds the previous one twice: btf__align_of walks 2^60 types
+case("shared", "steps", [INT] + [struct(k, f"s{k}", [("a", k - 1, 0), ("b", k - 1, 0)])
+                                 for k in range(2, 62)])
+# the same with anonymous structs, which btf_dump also prints inline 2^60 times
+case("inline", "steps", [INT] + [struct(k, "(anon)" if k < 61 else "top",
+                                        [("a", k - 1, 0), ("b", k - 1, 0)]) for k in range(2, 62)])
+# an INT of size 0 as a member after a gap: btf_dump_emit_bit_padding divides by its alignment
+case("zero-alignment", "member 1 'b' is of type [2] INT 'nothing', of alignment 0",
+     [dict(INT, name="char", size=1, nr_bits=8),
+      dict(INT, id=2, name="nothing", size=0, nr_bits=0, encoding="(none)"),
+      struct(3, "s", [("a", 1, 0), ("b", 2, 64)], size=16)])
+# so does a member of a kind without alignment (FWD, void, FUNC_PROTO): btf__align_of says 0
+case("fwd-member", "member 1 'b' is of type [2] FWD 'later', of alignment 0",
+     [INT, {"id": 2, "kind": "FWD", "name": "later", "fwd_kind": "struct"},
+      struct(3, "s", [("a", 1, 0), ("b", 2, 64)], size=16)])
+# a member 2^30 bits in: bpftool prints 16 million lines of padding (184 MB) for 200 bytes
+case("padding", "the header would pass", [INT, struct(2, "s", [("a", 1, 0), ("b", 1, 2**30 - 64)], size=8)])
+case("huge", "a size of 268435456 bytes", [INT, struct(2, "s", [("a", 1, 0)], size=2**28)])
+PY
+    while IFS=$'\t' read -r name expected; do
+        set +e
+        timeout 60 "$BTFORGE" --quiet convert "$work/cases/$name.json" -t c -o "$work/out.h" \
+            2> "$work/stderr"
+        status=$?
+        set -e
+        [ "$status" = 1 ] || fail "$name: exit status $status, not 1 ($(cat "$work/stderr"))"
+        [ "$(wc -l < "$work/stderr")" = 1 ] || fail "$name: not one line: $(cat "$work/stderr")"
+        grep -qF -- "$work/cases/$name.json: -t c: " "$work/stderr" ||
+            fail "$name: the file is not named: $(cat "$work/stderr")"
+        grep -qF -- "$expected" "$work/stderr" || fail "$name: expected '$expected' in: $(cat "$work/stderr")"
+        [ ! -e "$work/out.h" ] || fail "$name: an output was left"
+        echo "$name: $(cut -c -160 "$work/stderr")"
+    done < "$work/expected.tsv"
+    # 1000 anonymous structs nested in each other: deep, but within the limit, and bpftool's
+    python3 - > "$work/nested.json" <<'PY'
+import json
+types = [{"id": 1, "kind": "INT", "name": "int", "size": 4, "bits_offset": 0, "nr_bits": 32,
+          "encoding": "SIGNED"}]
+types += [{"id": i, "kind": "STRUCT", "name": "(anon)" if i < 1001 else "top", "size": 4,
+           "members": [{"name": "a", "type_id": i - 1, "bits_offset": 0}]} for i in range(2, 1002)]
+print(json.dumps({"types": types}))
+PY
+    "$BTFORGE" --quiet convert "$work/nested.json" -o "$work/nested.btf"
+    "$BPFTOOL" btf dump file "$work/nested.btf" format c > "$work/bpftool.h"
+    "$BTFORGE" --quiet convert "$work/nested.json" -t c -o "$work/nested.h"
+    cmp "$work/bpftool.h" "$work/nested.h" || fail "1000 nested structs: not bpftool's header"
+    echo "1000 nested anonymous structs: bpftool's header ($(wc -l < "$work/nested.h") lines)"
     exit 0
 fi
 base=() base_bpftool=()
@@ -73,6 +148,7 @@ dwarf)
 core)
     source_file=$2
     clang=$(command -v clang-19) || skip "clang-19 is not installed"
+    command -v llvm-objcopy-19 > /dev/null || skip "llvm-objcopy-19 is not installed"
     "$BTFORGE" --quiet convert "$input" -t c -o "$work/vmlinux.h"
     "$BTFORGE" --quiet convert "$input" -t c --keep task_struct,file -o "$work/small.h"
     [ "$(wc -l < "$work/small.h")" -lt "$(wc -l < "$work/vmlinux.h")" ] ||
@@ -82,13 +158,33 @@ core)
         cp "$work/$header" "$work/${header%.h}/vmlinux.h"
         "$clang" -target bpf -O2 -g -I "$work/${header%.h}" -c "$source_file" \
             -o "$work/${header%.h}.bpf.o" || fail "the CO-RE program does not compile against $header"
-        # CO-RE: the task_struct field reads are relocations libbpf resolves at load time.
+        # CO-RE: clang wrote the task_struct field reads as relocations libbpf resolves at load
+        # time (the CO-RE records of .BTF.ext: real_parent, tgid, mm, exe_file).
         "$BPFTOOL" btf dump file "$work/${header%.h}.bpf.o" > "$work/object.txt"
         grep -q "STRUCT 'task_struct'" "$work/object.txt" ||
             fail "the object compiled against $header does not describe task_struct"
+        llvm-objcopy-19 --dump-section ".BTF.ext=$work/btf.ext" "$work/${header%.h}.bpf.o" \
+            "$work/copy.o"
+        relocations=$(python3 - "$work/btf.ext" <<'PY'
+import struct, sys
+ext = open(sys.argv[1], "rb").read()
+magic, _, _, hdr_len = struct.unpack_from("<HBBI", ext)
+assert magic == 0xeb9f and hdr_len >= 32, "not a .BTF.ext with CO-RE records"
+off, size = struct.unpack_from("<II", ext, 24)
+at, end, count = hdr_len + off + 4, hdr_len + off + size, 0  # after the record size
+while at < end:
+    _, n = struct.unpack_from("<II", ext, at)
+    count += n
+    at += 8 + n * struct.unpack_from("<I", ext, hdr_len + off)[0]
+print(count)
+PY
+)
+        [ "$relocations" -ge 4 ] ||
+            fail "the object compiled against $header has $relocations CO-RE relocations, not 4"
     done
     echo "a CO-RE program compiles against the whole header ($(wc -l < "$work/vmlinux.h") lines)" \
-        "and against --keep task_struct,file ($(wc -l < "$work/small.h") lines)"
+        "and against --keep task_struct,file ($(wc -l < "$work/small.h") lines)," \
+        "(its reads: $relocations CO-RE relocations)"
     ;;
 *) fail "unknown mode $mode" ;;
 esac

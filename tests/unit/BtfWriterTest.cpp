@@ -185,6 +185,27 @@ TEST_CASE("BtfWriter: split BTF reuses the base's strings and continues its offs
     CHECK(read(bare, base));
 }
 
+TEST_CASE("BtfWriter: withBase writes a split graph and its base as one, ids and offsets kept") {
+    auto base = std::make_shared<const ir::TypeGraph>(allKindsGraph());
+    ir::TypeGraph split(base);
+    const ir::Member members[] = {{split.intern("x"), 1, 0, 0},
+                                  {split.intern("module_only"), 1, 32, 0}};
+    const ir::TypeId own = split.add(ir::StructType{split.intern("mod_struct"), 8, members});
+    split.add(ir::PtrType{ir::kNoName, own});
+
+    auto blob = btf::writeBtf(split, {.withBase = true});
+    REQUIRE(blob);
+    auto whole = read(*blob); // standalone: no base given
+    REQUIRE(whole);
+    CHECK(whole->firstId() == 1);
+    CHECK(whole->endId() == split.endId());
+    CHECK(dump(*whole) == dump(*base) + dump(split));
+    for (ir::TypeId id = 1; id < split.endId(); ++id)
+        CHECK(whole->nameId(id) == split.nameId(id)); // every name at the offset the graph gives it
+    // A graph without a base is written as without the option.
+    CHECK(*btf::writeBtf(*base, {.withBase = true}) == written(*base));
+}
+
 TEST_CASE("BtfWriter: output depends on the graph only") {
     CHECK(written(allKindsGraph()) == written(allKindsGraph()));
 }
