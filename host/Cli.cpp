@@ -62,8 +62,8 @@ po::options_description convertOptions() {
         "some, else its .BTF; -f btf: the .BTF; bpftool's JSON by its content)")(
         "to,t", po::value<std::string>()->default_value("btf"),
         "emitter plugin: btf, btf-func-addr, json, text, c (a vmlinux.h, as bpftool's format c), "
-        "layout (struct layouts, as pahole)")(
-        "base,B", po::value<std::string>(), "base BTF for split input and output")(
+        "layout (struct layouts, as pahole)")("base,B", po::value<std::string>(),
+                                              "base BTF for split input and output")(
         "features", po::value<std::string>(),
         "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
         "optional feature; layout writes the 2026 kind-layout section; distilled_base writes split "

@@ -52,9 +52,9 @@ std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
 int listPlugins(const PluginRegistry& registry) {
     for (const LoadedPlugin& p : registry.plugins()) {
         const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
-        std::cout << std::left << std::setw(14) << p.descriptor->name << ' ' << std::setw(8)
-                  << kind << " abi " << p.descriptor->abiVersion << "  "
-                  << p.descriptor->description << '\n';
+        std::cout << std::left << std::setw(14) << p.descriptor->name << ' ' << std::setw(8) << kind
+                  << " abi " << p.descriptor->abiVersion << "  " << p.descriptor->description
+                  << '\n';
         if (std::string capabilities = capabilityNames(*p.descriptor); !capabilities.empty())
             std::cout << "    capabilities: " << capabilities << '\n';
         for (const plugin::OptionSpec& option : p.descriptor->options)

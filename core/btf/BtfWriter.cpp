@@ -274,12 +274,12 @@ Expected<uint32_t> Encoder::vlenOf(TypeId id, std::span<const T> list,
     // 24-bit vlen came with the layout section: a reader of one knows the other.
     const uint32_t maxVlen = layout_ ? kMaxWideVlen : kMaxVlen;
     if (list.size() > maxVlen)
-        return error(
-            id,
-            "has " + std::to_string(list.size()) + " " + std::string(what) +
-                ": BTF allows at most " + std::to_string(maxVlen) +
-                (layout_ ? "" : " (" + std::to_string(kMaxWideVlen) +
-                                    " with the layout feature: --features default,layout)"));
+        return error(id,
+                     "has " + std::to_string(list.size()) + " " + std::string(what) +
+                         ": BTF allows at most " + std::to_string(maxVlen) +
+                         (layout_ ? ""
+                                  : " (" + std::to_string(kMaxWideVlen) +
+                                        " with the layout feature: --features default,layout)"));
     return static_cast<uint32_t>(list.size());
 }
 

@@ -5,10 +5,10 @@
 
 #include "dwarf/FunctionDecisions.h"
 #include "dwarf/UnitMapper.h"
-#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/Features.h"
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 #include "btforge/plugin/Session.h"
 

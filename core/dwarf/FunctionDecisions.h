@@ -4,10 +4,10 @@
 #pragma once
 
 #include "dwarf/Observations.h"
-#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/Features.h"
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <optional>

@@ -4,9 +4,9 @@
 
 #include "dwarf/DwarfConversion.h"
 #include "dwarf/Observations.h"
-#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 namespace btforge::dwarf {

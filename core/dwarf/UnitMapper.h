@@ -6,9 +6,9 @@
 #include "dedup/GraphMerger.h"
 #include "dwarf/CallingConvention.h"
 #include "dwarf/Observations.h"
-#include "btforge/elf/Target.h"
 
 #include "btforge/dwarf/UnitDies.h"
+#include "btforge/elf/Target.h"
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>

@@ -3,10 +3,10 @@
 
 #include "dwarf/DwarfConversion.h"
 #include "dwarf/Observations.h"
-#include "btforge/elf/ElfSymbolTable.h"
 
 #include "btforge/Features.h"
 #include "btforge/dwarf/UnitReader.h"
+#include "btforge/elf/ElfSymbolTable.h"
 #include "btforge/ir/TypeGraph.h"
 
 namespace btforge::dwarf {
