@@ -14,6 +14,7 @@
 
 #include "btforge/btf/BtfFormat.h"
 #include "btforge/btf/TypeChecks.h"
+#include "btforge/support/MappedFile.h"
 
 #include <algorithm>
 #include <optional>
@@ -155,6 +156,9 @@ Expected<ir::TypeGraph> Reader::read() {
             return std::move(done).error();
     }
     warnDropped();
+    // Decoded: the types' bytes are not read again (a mapping's pages go back to the file).
+    if (options_.owner)
+        dropFilePages(bytes_.subspan(typeStart_, typeLen_));
     graph_.setByteOrder(order_);
     judgePointerSize(graph_);
     return std::move(graph_);
@@ -261,7 +265,7 @@ Expected<void> Reader::readStrings() {
                                 "name): if this is split BTF (a module's), give its base with -B");
     if (section.back() != '\0')
         return error(strStart_ + strLen_ - 1, "string section does not end with a NUL byte");
-    graph_.strings().adoptSection(section);
+    graph_.strings().adoptSection(section, options_.owner);
     stringsEnd_ = graph_.strings().endId();
     return {};
 }

@@ -83,7 +83,15 @@ StringPool::StringPool(std::shared_ptr<const StringPool> base) : base_(std::move
     } else {
         bytes_.push_back('\0'); // offset 0: the empty name
     }
+    text_ = bytes_;
     slots_.assign(64, Slot{});
+}
+
+void StringPool::ownText() {
+    if (owner_) {
+        bytes_.assign(text_.begin(), text_.end());
+        owner_.reset();
+    }
 }
 
 std::optional<StrId> StringPool::findLocal(std::string_view s, uint32_t hash) const {
@@ -93,10 +101,10 @@ std::optional<StrId> StringPool::findLocal(std::string_view s, uint32_t hash) co
         if (slot.local == 0)
             return std::nullopt;
         const StrId local = slot.local - 1;
-        // Every string is NUL-terminated inside bytes_, so the bounds check keeps memcmp inside.
-        if (slot.hash == hash && local + s.size() < bytes_.size() &&
-            bytes_[local + s.size()] == '\0' &&
-            std::memcmp(bytes_.data() + local, s.data(), s.size()) == 0)
+        // Every string is NUL-terminated inside text_, so the bounds check keeps memcmp inside.
+        if (slot.hash == hash && local + s.size() < text_.size() &&
+            text_[local + s.size()] == '\0' &&
+            std::memcmp(text_.data() + local, s.data(), s.size()) == 0)
             return firstId_ + local;
     }
 }
@@ -161,9 +169,11 @@ StrId StringPool::intern(std::string_view s) {
 StrId StringPool::internHashed(std::string_view s, uint32_t hash) {
     if (auto id = findHashed(s, hash))
         return *id;
+    ownText();
     auto local = static_cast<StrId>(bytes_.size());
     bytes_.insert(bytes_.end(), s.begin(), s.end());
     bytes_.push_back('\0');
+    text_ = bytes_;
     insertSlot(local, hash);
     return firstId_ + local;
 }
@@ -185,7 +195,7 @@ void StringPool::internAll(std::span<const std::string_view> strings, std::span<
         if (i + kBytesAhead < count) {
             const Slot& ahead = slots_[hashes_[i + kBytesAhead] & mask];
             if (ahead.local != 0)
-                prefetch(bytes_.data() + ahead.local - 1);
+                prefetch(text_.data() + ahead.local - 1);
         }
         ids[i] = cut_[i].empty() ? kNoName : internHashed(cut_[i], hashes_[i]);
     }
@@ -194,34 +204,42 @@ void StringPool::internAll(std::span<const std::string_view> strings, std::span<
 bool StringPool::isValid(StrId id) const {
     if (id < firstId_)
         return base_ && base_->isValid(id);
-    return id - firstId_ < bytes_.size();
+    return id - firstId_ < text_.size();
 }
 
 std::string_view StringPool::get(StrId id) const {
     if (id < firstId_)
         return base_ ? base_->get(id) : std::string_view();
     StrId local = id - firstId_;
-    if (local >= bytes_.size())
+    if (local >= text_.size())
         return {};
-    return std::string_view(bytes_.data() + local);
+    return std::string_view(text_.data() + local);
 }
 
-void StringPool::adoptSection(std::span<const char> section) {
-    bytes_.assign(section.begin(), section.end());
+void StringPool::adoptSection(std::span<const char> section, std::shared_ptr<const void> owner) {
+    owner_ = std::move(owner);
+    if (owner_) {
+        bytes_.clear();
+        bytes_.shrink_to_fit();
+        text_ = section;
+    } else {
+        bytes_.assign(section.begin(), section.end());
+        text_ = bytes_;
+    }
     slots_.assign(64, Slot{});
     used_ = 0;
     // Sized once for a section of kernel names, which average 25 bytes: growing the index step
     // by step rehashed a vmlinux's 100,000 strings ten times, for each module over it.
-    reserve(bytes_.size() / 24 + 64);
+    reserve(text_.size() / 24 + 64);
     // Index every string that starts right after a NUL (or at the start of a split section),
     // skipping ones already indexed so the first copy keeps its offset: one probe finds an equal
     // string or the free slot.
     size_t start = base_ ? 0 : 1;
     unique_ = true;
-    const char* end = bytes_.data() + bytes_.size();
-    while (start < bytes_.size()) {
-        const auto [hash, length] = hashTerminated(bytes_.data() + start, end);
-        const std::string_view s(bytes_.data() + start, length);
+    const char* end = text_.data() + text_.size();
+    while (start < text_.size()) {
+        const auto [hash, length] = hashTerminated(text_.data() + start, end);
+        const std::string_view s(text_.data() + start, length);
         unique_ = unique_ && !s.empty(); // "" is offset 0's
         if (!s.empty()) {
             if ((used_ + 1) * 4 > slots_.size() * 3)
@@ -230,9 +248,9 @@ void StringPool::adoptSection(std::span<const char> section) {
             size_t i = hash & mask;
             for (; slots_[i].local != 0; i = (i + 1) & mask) {
                 const StrId local = slots_[i].local - 1;
-                if (slots_[i].hash == hash && local + s.size() < bytes_.size() &&
-                    bytes_[local + s.size()] == '\0' &&
-                    std::memcmp(bytes_.data() + local, s.data(), s.size()) == 0)
+                if (slots_[i].hash == hash && local + s.size() < text_.size() &&
+                    text_[local + s.size()] == '\0' &&
+                    std::memcmp(text_.data() + local, s.data(), s.size()) == 0)
                     break;
             }
             if (slots_[i].local == 0) {

@@ -24,7 +24,8 @@ public:
         // The address-carrying FUNC extension is read too: the standard btf emitter refuses it
         // by name, every other emitter shows the addresses.
         btf::ReadOptions options{request.path, request.base, true,
-                                 [&](const std::string& m) { session.diagnostics.warning(m); }};
+                                 [&](const std::string& m) { session.diagnostics.warning(m); },
+                                 request.file};
         if (!elf::looksLikeElf(file->bytes()))
             return btf::readBtf(file->bytes(), options);
 

@@ -25,6 +25,9 @@ struct ReadOptions {
     // Told once when records of kinds this reader does not know were stepped over (the file's
     // kind-layout section gives their size) and dropped, with how many; unset: not told.
     std::function<void(const std::string&)> warning;
+    // What keeps the bytes read alive (the input's mapping), if anything: the graph then uses
+    // its string section where it lies and gives the type section's pages back once read.
+    std::shared_ptr<const void> owner;
 };
 
 // Reads either byte order and any header length >= 24, the 2026 kind-layout section (header of

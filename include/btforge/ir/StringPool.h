@@ -18,6 +18,9 @@ namespace btforge::ir {
 class BTFORGE_API StringPool {
 public:
     explicit StringPool(std::shared_ptr<const StringPool> base = nullptr);
+    // Pools are shared (TypeGraph holds one by shared_ptr), never copied: text_ views bytes_.
+    StringPool(const StringPool&) = delete;
+    StringPool& operator=(const StringPool&) = delete;
 
     // The id of `s`, adding it if new. Strings with an embedded NUL are cut at it.
     StrId intern(std::string_view s);
@@ -36,20 +39,22 @@ public:
 
     StrId firstId() const { return firstId_; }
     // One past the last byte: the next pool in a split chain starts here.
-    StrId endId() const { return firstId_ + static_cast<StrId>(bytes_.size()); }
+    StrId endId() const { return firstId_ + static_cast<StrId>(text_.size()); }
     // This pool's own bytes (without the base's), starting with the NUL of the empty string
     // unless this pool continues a base.
-    std::span<const char> bytes() const { return bytes_; }
+    std::span<const char> bytes() const { return text_; }
     const StringPool* base() const { return base_.get(); }
     // The bytes this pool holds, its base's not included (--stats).
     size_t memoryUsage() const {
-        return bytes_.capacity() + slots_.capacity() * sizeof(Slot) +
+        return (owner_ ? 0 : bytes_.capacity()) + slots_.capacity() * sizeof(Slot) +
                cut_.capacity() * sizeof(std::string_view) + hashes_.capacity() * sizeof(uint32_t);
     }
 
     // Adopts a whole string section as read from BTF, keeping its offsets. The caller has checked
-    // that it starts with NUL (when not split) and ends with NUL.
-    void adoptSection(std::span<const char> section);
+    // that it starts with NUL (when not split) and ends with NUL. With an `owner` that keeps the
+    // section's bytes alive (the input mapped), they are used where they lie, not copied: a
+    // vmlinux's 2.5 MB of names, for each module over it. Interning a new string copies them.
+    void adoptSection(std::span<const char> section, std::shared_ptr<const void> owner = nullptr);
     // Whether each text has one id: always for interned strings; for an adopted section, when it
     // holds no text twice (nor an empty string but at its start).
     bool uniqueStrings() const { return unique_; }
@@ -72,9 +77,14 @@ private:
                          // is the empty string, which find() answers directly)
     };
 
+    // The pool's bytes are text_: bytes_, or an adopted section its owner_ keeps alive.
+    void ownText();
+
     std::shared_ptr<const StringPool> base_;
     StrId firstId_ = 0;
     std::vector<char> bytes_;
+    std::span<const char> text_;
+    std::shared_ptr<const void> owner_;
     std::vector<Slot> slots_;
     size_t used_ = 0;
     bool unique_ = true;
