@@ -41,6 +41,9 @@ public:
     ~LibdwUnitReader() override;
 
     size_t unitCount() const override { return units_.size(); }
+    uint64_t unitSize(size_t index) const override {
+        return units_[index].end - units_[index].headerOffset;
+    }
     bool isPartialUnit(size_t index) const override;
     Expected<void> readUnit(size_t index, UnitDies& out) override;
     void releaseUnit(size_t index) override;

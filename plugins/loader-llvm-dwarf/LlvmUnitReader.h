@@ -32,6 +32,9 @@ public:
     static Expected<std::unique_ptr<LlvmUnitReader>> open(std::shared_ptr<MappedFile> file);
 
     size_t unitCount() const override { return units_.size(); }
+    uint64_t unitSize(size_t index) const override {
+        return units_[index].unit->getNextUnitOffset() - units_[index].unit->getOffset();
+    }
     bool isPartialUnit(size_t index) const override { return units_[index].partial; }
     Expected<void> readUnit(size_t index, UnitDies& out) override;
     void releaseUnit(size_t index) override;

@@ -25,6 +25,7 @@ class TextReader final : public UnitReader {
 public:
     size_t unitCount() const override { return 0; }
     bool isPartialUnit(size_t) const override { return false; }
+    uint64_t unitSize(size_t) const override { return 0; }
     Expected<void> readUnit(size_t, UnitDies&) override { return {}; }
     std::optional<SectionOffset> locate(uint64_t address) const override {
         return SectionOffset{1, address - kText};

@@ -27,6 +27,8 @@ public:
     // Partial and type units hold types that other units refer to; they are read first, and
     // mapped together as one unit, as they refer to each other in any order.
     virtual bool isPartialUnit(size_t index) const = 0;
+    // The bytes unit `index` takes in its section, header included: what reading it costs.
+    virtual uint64_t unitSize(size_t index) const = 0;
     // Decodes unit `index` into `out` (cleared first). Called concurrently for different units.
     virtual Expected<void> readUnit(size_t index, UnitDies& out) = 0;
     // The unit's DIEs are no longer needed: a reader may give their memory back.
