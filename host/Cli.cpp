@@ -45,7 +45,7 @@ po::options_description globalOptions() {
         "NAME.KEY=VALUE: option KEY of plugin NAME (repeatable; 'btforge plugins' lists them)")(
         "jobs,j", po::value<std::string>(),
         "worker threads, 1 to 1024, at most one per CPU btforge may use (default, or 0: one per "
-        "CPU)")("stream-limit", po::value<std::string>(),
+        "CPU; DWARF of less than 4 MB is read on one)")("stream-limit", po::value<std::string>(),
                 "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
                 "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
         "stats",
