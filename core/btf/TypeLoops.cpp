@@ -1,6 +1,7 @@
 #include "TypeLoops.h"
 
 #include "../ir/TypeWalk.h"
+#include "support/Cycles.h"
 
 #include <type_traits>
 
@@ -118,33 +119,10 @@ bool anyLoop(const ir::TypeGraph& graph) {
             ended[j] = 1;
         }
     }
-    std::fill(state.begin(), state.end(), kUnvisited);
-    std::vector<std::pair<uint32_t, uint32_t>> path; // composite, its next member
-    for (uint32_t root = 0; root < count; ++root) {
-        if (!composite[root] || state[root] != kUnvisited)
-            continue;
-        state[root] = kOnPath;
-        path.assign(1, {root, memberStart[root]});
-        while (!path.empty()) {
-            auto& [node, next] = path.back();
-            if (next == memberStart[node + 1]) {
-                state[node] = kDone;
-                path.pop_back();
-                continue;
-            }
-            const TypeId member = members[next++];
-            if (!own(member) || endOf[member - first] == kNowhere)
-                continue;
-            const uint32_t held = endOf[member - first];
-            if (state[held] == kOnPath)
-                return true;
-            if (state[held] == kUnvisited) {
-                state[held] = kOnPath;
-                path.emplace_back(held, memberStart[held]);
-            }
-        }
-    }
-    return false;
+    // Each composite holds what its members' chains end at.
+    for (TypeId& member : members)
+        member = own(member) ? endOf[member - first] : kNowhere;
+    return support::hasCycle(memberStart, members, [&](uint32_t node) { return composite[node]; });
 }
 
 // Iterative depth-first search:

@@ -2,6 +2,7 @@
 
 #include "../ir/TypeWalk.h"
 #include "TypeLabel.h"
+#include "support/Cycles.h"
 
 #include <unordered_set>
 #include <utility>
@@ -50,36 +51,6 @@ bool equivalent(BaseWorld& world, TypeId a, TypeId b) {
             pending.emplace_back(ours[i], theirs[i]);
     }
     return true;
-}
-
-// Whether references among anonymous types go round a cycle (iterative depth-first search).
-bool anonymousCycle(std::span<const uint32_t> starts, std::span<const TypeId> refs,
-                    std::span<const uint8_t> anonymous) {
-    enum : uint8_t { kUnvisited, kOnPath, kDone };
-    std::vector<uint8_t> state(anonymous.size(), kUnvisited);
-    std::vector<std::pair<TypeId, uint32_t>> path; // node, its next reference
-    for (TypeId root = 1; root < anonymous.size(); ++root) {
-        if (!anonymous[root] || state[root] != kUnvisited)
-            continue;
-        state[root] = kOnPath;
-        path.assign(1, {root, starts[root]});
-        while (!path.empty()) {
-            auto& [node, next] = path.back();
-            if (next == starts[node + 1]) {
-                state[node] = kDone;
-                path.pop_back();
-                continue;
-            }
-            const TypeId to = refs[next++];
-            if (to >= anonymous.size() || !anonymous[to] || state[to] == kDone)
-                continue;
-            if (state[to] == kOnPath)
-                return true;
-            state[to] = kOnPath;
-            path.emplace_back(to, starts[to]);
-        }
-    }
-    return false;
 }
 
 } // namespace
@@ -159,7 +130,8 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     }
     starts[end] = static_cast<uint32_t>(anonymousRefs.size());
     if (minimal_)
-        minimal_ = !anonymousCycle(starts, anonymousRefs, anonymous);
+        minimal_ =
+            !support::hasCycle(starts, anonymousRefs, [&](TypeId id) { return anonymous[id]; });
 }
 
 } // namespace btforge::dedup

@@ -2,6 +2,8 @@
 // over a small base, standard or with the address-carrying FUNC extension. Whatever it accepts the
 // writer must write, the reader accept again, and the writer reproduce byte for byte (its output is
 // canonical). Every error must stay one line.
+#include "FuzzBase.h"
+
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/BtfWriter.h"
 
@@ -22,15 +24,10 @@ using namespace btforge;
     std::abort();
 }
 
-// A few base types and names for split inputs to refer to.
+// The fuzz targets' small base, and a function for split inputs to refer to.
 std::shared_ptr<const ir::TypeGraph> makeBase() {
-    auto base = std::make_shared<ir::TypeGraph>();
-    ir::TypeId intId =
-        base->add(ir::IntType{base->intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
-    ir::TypeId ptr = base->add(ir::PtrType{ir::kNoName, intId});
-    const ir::Member members[] = {{base->intern("value"), intId, 0, 0},
-                                  {base->intern("next"), ptr, 64, 0}};
-    base->add(ir::StructType{base->intern("base_struct"), 16, members});
+    auto base = fuzz::smallBase();
+    const ir::TypeId intId = 1, ptr = 2;
     const ir::Param params[] = {{base->intern("arg"), ptr}};
     ir::TypeId proto = base->add(ir::FuncProtoType{ir::kNoName, intId, params});
     base->add(ir::FuncType{base->intern("base_func"), proto, ir::FuncLinkage::Global});

@@ -3,6 +3,7 @@
 // it accepts the BTF writer must write (or refuse in one line, as for a value the classic format
 // cannot hold) and the BTF reader read back.
 #include "BpftoolJsonReader.h"
+#include "FuzzBase.h"
 
 #include "btforge/btf/BtfReader.h"
 #include "btforge/btf/BtfWriter.h"
@@ -29,18 +30,6 @@ void oneLine(const Error& error) {
         die("multi-line error", error.message());
 }
 
-// Types 1-3 for split documents to refer to (ids from 4).
-std::shared_ptr<const ir::TypeGraph> makeBase() {
-    auto base = std::make_shared<ir::TypeGraph>();
-    ir::TypeId intId =
-        base->add(ir::IntType{base->intern("int"), 4, ir::int_encoding::kSigned, 0, 32});
-    ir::TypeId ptr = base->add(ir::PtrType{ir::kNoName, intId});
-    const ir::Member members[] = {{base->intern("value"), intId, 0, 0},
-                                  {base->intern("next"), ptr, 64, 0}};
-    base->add(ir::StructType{base->intern("base_struct"), 16, members});
-    return base;
-}
-
 void readBack(std::span<const std::byte> bytes, const std::shared_ptr<const ir::TypeGraph>& base) {
     auto graph = json::readBpftoolJson(bytes, {"fuzz", base, btf::kMaxWideVlen});
     if (!graph)
@@ -55,7 +44,7 @@ void readBack(std::span<const std::byte> bytes, const std::shared_ptr<const ir::
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::shared_ptr<const ir::TypeGraph> base = makeBase();
+    static const std::shared_ptr<const ir::TypeGraph> base = fuzz::smallBase();
     const auto bytes = std::as_bytes(std::span(data, size));
     readBack(bytes, nullptr);
     readBack(bytes, base);

@@ -111,12 +111,8 @@ PY
     echo "1000 nested anonymous structs: bpftool's header ($(wc -l < "$work/nested.h") lines)"
     exit 0
 fi
-base=() base_bpftool=()
-if [ "${1:-}" = -B ]; then
-    require_file "$2" "fetch it with scripts/fetch-debian-kernel.sh"
-    base=(-B "$2") base_bpftool=(--base-btf "$2")
-    shift 2
-fi
+base_args "$@"
+shift $base_shift
 input=$1
 require_file "$input" "fetch it with scripts/fetch-debian-kernel.sh"
 

@@ -29,6 +29,16 @@ runnable_copy() {
 require_file() {
     [ -r "$1" ] || skip "$1 is not here${2:+ ($2)}"
 }
+
+# base_args "$@": for scripts that take [-B BASE] INPUT. Sets base (btforge's -B BASE),
+# base_bpftool (bpftool's --base-btf BASE) and base_shift (how many arguments they were).
+base_args() {
+    base=() base_bpftool=() base_shift=0
+    if [ "${1:-}" = -B ]; then
+        require_file "$2" "fetch it with scripts/fetch-debian-kernel.sh"
+        base=(-B "$2") base_bpftool=(--base-btf "$2") base_shift=2
+    fi
+}
 # Fails unless the kernel accepts the BTF file (BPF_BTF_LOAD); passes when it cannot be asked.
 require_kernel_accepts() {
     local verdict
