@@ -334,7 +334,7 @@ GraphMerger::Result mergeOverBase(const std::shared_ptr<const TypeGraph>& base,
             return result;
     }
     FAIL("merged again, enum declarations still resolved early");
-    return {};
+    return GraphMerger::Result{ir::TypeGraph{}};
 }
 
 // randomSpecs with named enums (four names, each spec's values its own) that some types refer
