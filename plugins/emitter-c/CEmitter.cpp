@@ -1,7 +1,10 @@
 // Emitter "c": the C header `bpftool btf dump file X format c` prints (vmlinux.h), byte for byte.
 // The graph goes to libbpf as BTF in memory (btforge's writer; split BTF with its base, as one)
-// and libbpf's btf_dump prints every type in id order, as bpftool does, between the include
-// guard and the CO-RE pragma bpftool puts around them.
+// and libbpf's btf_dump prints every type, as bpftool does, between the include guard and the
+// CO-RE pragma bpftool puts around them. Which bpftool: Debian bookworm's 7.1 by default (types
+// in id order); bpftool=7.5 prints as bpftool 7.5.0 does (bookworm-backports': types sorted,
+// kfunc prototypes, enums' mode attributes), bpftool=7.5-unsorted as its `format c unsorted`.
+#include "BpftoolOrder.h"
 #include "DumpLimits.h"
 
 #include "btforge/btf/BtfWriter.h"
@@ -16,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -34,6 +38,15 @@ constexpr std::string_view kPreamble =
     "(__attribute__((preserve_access_index)), apply_to = record)\n"
     "#endif\n"
     "\n";
+// bpftool 7.5 adds what its kfunc prototypes are declared with.
+constexpr std::string_view kKfuncMacros = "#ifndef __ksym\n"
+                                          "#define __ksym __attribute__((section(\".ksyms\")))\n"
+                                          "#endif\n"
+                                          "\n"
+                                          "#ifndef __weak\n"
+                                          "#define __weak __attribute__((weak))\n"
+                                          "#endif\n"
+                                          "\n";
 constexpr std::string_view kEpilogue = "#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n"
                                        "#pragma clang attribute pop\n"
                                        "#endif\n"
@@ -127,14 +140,31 @@ Expected<std::vector<std::byte>> libbpfInput(const ir::TypeGraph& graph) {
     return bytes;
 }
 
-// btf_dump's output, gathered in one string, as bpftool 7.1 prints it. The libbpf bpftool is
-// built with and Debian's libbpf 1.1 differ in two things, which are turned into bpftool's:
-// libbpf 1.1 writes an empty parameter list as "()", bpftool "(void)"; libbpf 1.1 follows an
-// enum of 1 or 8 bytes with " __attribute__((mode(byte)))" or "(mode(word))", bpftool does not.
-// Both come as fragments of their own, so they are recognised without parsing C.
+// Which bpftool's header to print (the option bpftool=).
+enum class Bpftool { V7_1, V7_5, V7_5Unsorted };
+
+Expected<Bpftool> bpftoolOption(const plugin::OptionValues& options) {
+    auto found = options.find("bpftool");
+    const std::string_view value = found == options.end() ? "7.1" : std::string_view(found->second);
+    if (value == "7.1")
+        return Bpftool::V7_1;
+    if (value == "7.5")
+        return Bpftool::V7_5;
+    if (value == "7.5-unsorted")
+        return Bpftool::V7_5Unsorted;
+    return Error::usage("c option bpftool: '" + std::string(value) +
+                        "' is not 7.1, 7.5 or 7.5-unsorted");
+}
+
+// btf_dump's output, gathered in one string, as bpftool prints it. The libbpf bpftool is built
+// with and Debian's libbpf 1.1 differ in two things, which are turned into bpftool's: libbpf 1.1
+// writes an empty parameter list as "()", bpftool "(void)"; libbpf 1.1 follows an enum of 1 or
+// 8 bytes with " __attribute__((mode(byte)))" or "(mode(word))", which bpftool 7.1 does not
+// (7.5 does). Both come as fragments of their own, so they are recognised without parsing C.
 class HeaderText {
 public:
-    explicit HeaderText(std::string_view preamble) : text_(preamble) {}
+    HeaderText(std::string_view preamble, bool modeAttributes)
+        : text_(preamble), modeAttributes_(modeAttributes) {}
 
     static void print(void* ctx, const char* format, va_list args) {
         static_cast<HeaderText*>(ctx)->append(format, args);
@@ -143,7 +173,7 @@ public:
 
 private:
     void append(const char* format, va_list args) {
-        if (std::string_view(format).starts_with(" __attribute__((mode("))
+        if (!modeAttributes_ && std::string_view(format).starts_with(" __attribute__((mode("))
             return;
         const size_t at = appendFormatted(text_, format, args);
         const std::string_view fragment = std::string_view(text_).substr(at);
@@ -155,37 +185,84 @@ private:
     }
 
     std::string text_;
+    bool modeAttributes_;
     bool lastWasOpening_ = false;
 };
 
+Error typeError(uint32_t id, int err) {
+    return libbpfError("cannot print type [" + std::to_string(id) + "]", -err);
+}
+
+// bpftool 7.5's section of kfunc prototypes, after the types; refused past the header size
+// DumpLimits promises (a prototype may print anonymous types inline, once per kfunc tag).
+Expected<void> emitKfuncs(::btf_dump& dump, const ::btf& types, HeaderText& header,
+                          uint64_t limit) {
+    std::string& text = header.text();
+    text += "\n/* BPF kfuncs */\n#ifndef BPF_NO_KFUNC_PROTOTYPES\n";
+    for (uint32_t func : cheader::taggedKfuncs(types)) {
+        text += "extern ";
+        const btf_type* t = btf__type_by_id(&types, func);
+        btf_dump_emit_type_decl_opts declaration{};
+        declaration.sz = sizeof(declaration);
+        declaration.field_name = btf__name_by_offset(&types, t->name_off);
+        if (int err = btf_dump__emit_type_decl(&dump, t->type, &declaration); err < 0)
+            return typeError(func, err);
+        text += " __weak __ksym;\n";
+        if (text.size() > limit)
+            return Error::badInput("the kfunc prototypes would pass " + std::to_string(limit) +
+                                   " bytes of header");
+    }
+    text += "#endif\n\n";
+    return {};
+}
+
 class CEmitter final : public plugin::Emitter {
 public:
-    Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest&, std::ostream& out,
-                        plugin::Session& session) override {
+    Expected<void> emit(const ir::TypeGraph& graph, const plugin::EmitRequest& request,
+                        std::ostream& out, plugin::Session& session) override {
+        auto bpftool = bpftoolOption(request.options);
+        if (!bpftool)
+            return std::move(bpftool).error();
         LibbpfMessages messages;
-        Expected<void> written = emitHeader(graph, out);
+        Expected<void> written = emitHeader(graph, *bpftool, out);
         messages.report(session.diagnostics);
         return written;
     }
 
 private:
-    static Expected<void> emitHeader(const ir::TypeGraph& graph, std::ostream& out) {
+    static Expected<void> emitHeader(const ir::TypeGraph& graph, Bpftool bpftool,
+                                     std::ostream& out) {
         auto bytes = libbpfInput(graph);
         if (!bytes)
             return std::move(bytes).error();
         LibbpfBtf types(btf__new(bytes->data(), static_cast<uint32_t>(bytes->size())));
         if (!types)
             return libbpfError("refused the BTF", errno);
-        HeaderText header(kPreamble);
+        const bool v75 = bpftool != Bpftool::V7_1;
+        HeaderText header(
+            v75 ? std::string(kPreamble) + std::string(kKfuncMacros) : std::string(kPreamble), v75);
         std::unique_ptr<::btf_dump, BtfDumpFree> dump(
             btf_dump__new(types.get(), HeaderText::print, &header, nullptr));
         if (!dump)
             return libbpfError("cannot print the types", errno);
-        // Every type in id order, the base's too: each brings what it needs before it.
-        const uint32_t count = btf__type_cnt(types.get());
-        for (uint32_t id = 1; id < count; ++id) {
+        // Every type, the base's too, each bringing what it needs before it: in id order, or
+        // in bpftool 7.5's.
+        std::vector<uint32_t> order;
+        if (bpftool == Bpftool::V7_5) {
+            order = cheader::bpftoolSortedOrder(*types);
+        } else {
+            order.resize(btf__type_cnt(types.get()) - 1);
+            std::iota(order.begin(), order.end(), 1u);
+        }
+        for (uint32_t id : order) {
             if (int err = btf_dump__dump_type(dump.get(), id); err < 0)
-                return libbpfError("cannot print type [" + std::to_string(id) + "]", -err);
+                return typeError(id, err);
+        }
+        if (v75) {
+            Expected<void> kfuncs =
+                emitKfuncs(*dump, *types, header, cheader::maxHeaderBytes(bytes->size()));
+            if (!kfuncs)
+                return kfuncs;
         }
         std::string& text = header.text();
         text += kEpilogue;
@@ -194,8 +271,14 @@ private:
     }
 };
 
+const plugin::OptionSpec kCOptions[] = {
+    {"bpftool", "7.1",
+     "whose header: 7.1 (Debian bookworm's bpftool), 7.5 (bpftool 7.5.0's, sorted, with kfunc "
+     "prototypes) or 7.5-unsorted (its 'format c unsorted')"},
+};
+
 } // namespace
 } // namespace btforge
 
 BTFORGE_EMITTER_PLUGIN("c", "C header, as bpftool btf dump file X format c prints it (vmlinux.h)",
-                       btforge::CEmitter);
+                       btforge::CEmitter, .options = btforge::kCOptions);

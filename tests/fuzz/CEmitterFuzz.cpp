@@ -1,8 +1,10 @@
 // libFuzzer target: what DumpLimits lets through, libbpf's btf_dump must print without crashing,
-// hanging (-timeout) or printing more than the limit it promises. JSON is the way in: the json
-// loader builds the graph, as for `btforge convert x.json -t c`. libbpf is the system's,
-// uninstrumented: a crash inside it still stops the fuzzer.
+// hanging (-timeout) or printing more than the limit it promises, in id order or (odd-sized
+// inputs) bpftool 7.5's, with its kfunc prototypes, which the emitter cuts at that limit. JSON is
+// the way in: the json loader builds the graph, as for `btforge convert x.json -t c`. libbpf is the
+// system's, uninstrumented: a crash inside it still stops the fuzzer.
 #include "BpftoolJsonReader.h"
+#include "BpftoolOrder.h"
 #include "DumpLimits.h"
 
 #include "btforge/btf/BtfWriter.h"
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <numeric>
 #include <span>
 
 namespace {
@@ -63,7 +66,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Printed printed{0, cheader::maxHeaderBytes(blob->size())};
     std::unique_ptr<::btf_dump, void (*)(::btf_dump*)> dump(
         btf_dump__new(types.get(), count, &printed, nullptr), btf_dump__free);
-    for (uint32_t id = 1; dump && id < btf__type_cnt(types.get()); ++id)
+    if (!dump)
+        return 0;
+    std::vector<uint32_t> order(btf__type_cnt(types.get()) - 1);
+    if (size % 2)
+        order = cheader::bpftoolSortedOrder(*types);
+    else
+        std::iota(order.begin(), order.end(), 1u);
+    for (uint32_t id : order)
         btf_dump__dump_type(dump.get(), id);
+    const uint64_t limit = printed.limit;
+    printed.limit = UINT64_MAX;
+    for (uint32_t func : cheader::taggedKfuncs(*types)) {
+        if (printed.bytes > limit)
+            break;
+        btf_dump_emit_type_decl_opts declaration{};
+        declaration.sz = sizeof(declaration);
+        declaration.field_name = "f";
+        btf_dump__emit_type_decl(dump.get(), btf__type_by_id(types.get(), func)->type,
+                                 &declaration);
+    }
     return 0;
 }

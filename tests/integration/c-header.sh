@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# c-header.sh MODE ...: the c emitter's header (-t c) against bpftool's (btf dump file X format c).
+# c-header.sh [--bpftool-7.5] MODE ...: the c emitter's header (-t c) against bpftool's (btf dump
+# file X format c). With --bpftool-7.5, btf and dwarf compare -t c with c.bpftool=7.5 and
+# 7.5-unsorted against bpftool 7.5.0 ($BPFTOOL_7_5, scripts/fetch-bpftool-backport.sh) with
+# format c and format c unsorted, instead of the default against Debian's bpftool 7.1.
 #   btf [-B BASE] INPUT  the header of INPUT's BTF equals bpftool's, byte for byte, read by the
 #                        btf loader and through bpftool's JSON (the json loader)
 #   dwarf INPUT          the header made from INPUT's DWARF directly equals bpftool's header of
@@ -9,12 +12,21 @@
 #   misplaced            types C cannot put where BTF puts them (a FUNC, VAR or DATASEC as a
 #                        member's type: hostile BTF): the header is still bpftool's, and what
 #                        libbpf says of them are btforge's warnings, which --quiet silences
+#   enums                btf, on BTF of enums of 1, 2 and 8 bytes (libbpf's mode attributes)
 #   limits               hostile BTF that would crash libbpf's btf_dump (and bpftool), or make
 #                        it work or print without bound (plugins/emitter-c/DumpLimits.h): one
 #                        line each, exit 1, no output, at once; 1000 levels of nesting still
 #                        print as bpftool prints them
 source "$(dirname "$0")/lib.sh"
 
+# Each flavour: the c emitter's bpftool= option and bpftool's words after 'format c'.
+flavours=("7.1:")
+if [ "$1" = --bpftool-7.5 ]; then
+    shift
+    [ -x "${BPFTOOL_7_5:-}" ] || fail "bpftool 7.5.0 is not at '${BPFTOOL_7_5:-}': run scripts/fetch-bpftool-backport.sh"
+    BPFTOOL=$BPFTOOL_7_5
+    flavours=("7.5:" "7.5-unsorted:unsorted")
+fi
 mode=$1
 shift
 if [ "$mode" = misplaced ]; then
@@ -109,7 +121,36 @@ PY
     "$BTFORGE" --quiet convert "$work/nested.json" -t c -o "$work/nested.h"
     cmp "$work/bpftool.h" "$work/nested.h" || fail "1000 nested structs: not bpftool's header"
     echo "1000 nested anonymous structs: bpftool's header ($(wc -l < "$work/nested.h") lines)"
+    # a bpftool the emitter does not know: a usage error naming the option, no output
+    set +e
+    "$BTFORGE" --quiet convert "$work/nested.json" -t c --plugin-opt c.bpftool=7.4 \
+        -o "$work/out.h" 2> "$work/stderr"
+    status=$?
+    set -e
+    [ "$status" = 2 ] && [ "$(wc -l < "$work/stderr")" = 1 ] && [ ! -e "$work/out.h" ] &&
+        grep -q "bpftool: '7.4' is not 7.1, 7.5 or 7.5-unsorted" "$work/stderr" ||
+        fail "c.bpftool=7.4: exit $status, $(cat "$work/stderr")"
+    echo "c.bpftool=7.4: $(cat "$work/stderr")"
     exit 0
+fi
+if [ "$mode" = enums ]; then
+    # Enums of every size libbpf gives a mode attribute (or none): 1 byte, 8 bytes with small
+    # values (ENUM and ENUM64), 8 bytes with a large one, 2 bytes, and a 1-byte one inline.
+    cat > "$work/enums.json" <<'EOF'
+{"types":[
+{"id":1,"kind":"ENUM","name":"e1","encoding":"UNSIGNED","size":1,"values":[{"name":"A1","val":1}]},
+{"id":2,"kind":"ENUM","name":"e8","encoding":"UNSIGNED","size":8,"values":[{"name":"A8","val":1}]},
+{"id":3,"kind":"ENUM64","name":"e64s","encoding":"UNSIGNED","size":8,"values":[{"name":"B1","val":5}]},
+{"id":4,"kind":"ENUM64","name":"e64b","encoding":"UNSIGNED","size":8,
+ "values":[{"name":"B2","val":8589934592}]},
+{"id":5,"kind":"ENUM","name":"e2","encoding":"SIGNED","size":2,"values":[{"name":"A2","val":-1}]},
+{"id":6,"kind":"STRUCT","name":"s","size":8,"members":[{"name":"x","type_id":7,"bits_offset":0},
+ {"name":"y","type_id":1,"bits_offset":8}]},
+{"id":7,"kind":"ENUM","name":"(anon)","encoding":"UNSIGNED","size":1,"values":[{"name":"Z","val":1}]}]}
+EOF
+    "$BTFORGE" --quiet convert "$work/enums.json" -o "$work/enums.btf"
+    mode=btf
+    set -- "$work/enums.btf"
 fi
 base_args "$@"
 shift $base_shift
@@ -126,20 +167,32 @@ same_header() {
 
 case "$mode" in
 btf)
-    "$BPFTOOL" btf dump file "$input" "${base_bpftool[@]}" format c > "$work/bpftool.h"
-    "$BTFORGE" --quiet convert "$input" -f btf "${base[@]}" -t c -o "$work/btf.h"
-    same_header "$work/bpftool.h" "$work/btf.h" "the header of $input's BTF"
-    "$BPFTOOL" btf dump file "$input" "${base_bpftool[@]}" -j > "$work/types.json"
-    "$BTFORGE" --quiet convert "$work/types.json" "${base[@]}" -t c -o "$work/json.h"
-    same_header "$work/bpftool.h" "$work/json.h" "the header of bpftool's JSON of $input"
-    echo "-t c equals bpftool's header from BTF and from JSON: $(wc -l < "$work/bpftool.h") lines"
+    for flavour in "${flavours[@]}"; do
+        option=${flavour%%:*}
+        format=(format c ${flavour#*:})
+        "$BPFTOOL" btf dump file "$input" "${base_bpftool[@]}" "${format[@]}" > "$work/bpftool.h"
+        "$BTFORGE" --quiet convert "$input" -f btf "${base[@]}" -t c --plugin-opt "c.bpftool=$option" \
+            -o "$work/btf.h"
+        same_header "$work/bpftool.h" "$work/btf.h" "bpftool=$option: the header of $input's BTF"
+        "$BPFTOOL" btf dump file "$input" "${base_bpftool[@]}" -j > "$work/types.json"
+        "$BTFORGE" --quiet convert "$work/types.json" "${base[@]}" -t c --plugin-opt "c.bpftool=$option" \
+            -o "$work/json.h"
+        same_header "$work/bpftool.h" "$work/json.h" "bpftool=$option: the header of bpftool's JSON of $input"
+        echo "-t c (bpftool=$option) equals bpftool's header (${format[*]}) from BTF and from JSON:" \
+            "$(wc -l < "$work/bpftool.h") lines"
+    done
     ;;
 dwarf)
     "$BTFORGE" --quiet convert "$input" -o "$work/dwarf.btf"
-    "$BPFTOOL" btf dump file "$work/dwarf.btf" format c > "$work/bpftool.h"
-    "$BTFORGE" --quiet convert "$input" -t c -o "$work/dwarf.h"
-    same_header "$work/bpftool.h" "$work/dwarf.h" "the header of $input's DWARF"
-    echo "DWARF -> C equals bpftool's header of btforge's BTF: $(wc -l < "$work/dwarf.h") lines"
+    for flavour in "${flavours[@]}"; do
+        option=${flavour%%:*}
+        format=(format c ${flavour#*:})
+        "$BPFTOOL" btf dump file "$work/dwarf.btf" "${format[@]}" > "$work/bpftool.h"
+        "$BTFORGE" --quiet convert "$input" -t c --plugin-opt "c.bpftool=$option" -o "$work/dwarf.h"
+        same_header "$work/bpftool.h" "$work/dwarf.h" "bpftool=$option: the header of $input's DWARF"
+        echo "DWARF -> C (bpftool=$option) equals bpftool's header (${format[*]}) of btforge's BTF:" \
+            "$(wc -l < "$work/dwarf.h") lines"
+    done
     ;;
 core)
     source_file=$2
