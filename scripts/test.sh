@@ -14,7 +14,8 @@ mkdir -p "$build"
 "$root/scripts/fetch-debian-kernel.sh"
 "$root/scripts/fetch-debian-kernel.sh" arm64
 "$root/scripts/fetch-debian-kernel.sh" s390x
-"$root/scripts/fetch-bpftool-backport.sh" > /dev/null
+"$root/scripts/fetch-bpftool-backport.sh" > /dev/null ||
+    echo "warning: no bpftool 7.5.0: the tests c-header-7.5.* will be skipped" >&2
 
 # Tests must never write through shared paths: a test that replaced /dev/null fails the run.
 run_ctest() {
