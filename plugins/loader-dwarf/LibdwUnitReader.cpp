@@ -1,6 +1,5 @@
 #include "LibdwUnitReader.h"
 
-#include "Cursor.h"
 #include "LibdwAttributes.h"
 
 #include "btforge/dwarf/DieKeys.h"
@@ -528,34 +527,6 @@ Expected<void> LibdwUnitReader::enumerateUnits(const std::string& altPath) {
     return {};
 }
 
-namespace {
-
-// A type unit's type_offset (from the unit's start), read from its header: DWARF 4's in
-// .debug_types, DWARF 5's DW_UT_type and DW_UT_split_type; nothing for other units.
-std::optional<uint64_t> typeUnitTypeOffset(std::span<const uint8_t> unit, unsigned version,
-                                           uint8_t unitType, bool inTypes, uint8_t offsetSize,
-                                           bool bigEndian) {
-    const bool typeUnit =
-        (version == 4 && inTypes) ||
-        (version >= 5 && (unitType == DW_UT_type || unitType == DW_UT_split_type));
-    if (!typeUnit)
-        return std::nullopt;
-    Cursor at(unit, bigEndian);
-    if (at.fixed(4) == 0xffffffff)
-        at.fixed(8); // DWARF64
-    at.fixed(2);     // version
-    if (version >= 5)
-        at.fixed(2);                   // unit type, address size
-    at.fixed(offsetSize == 8 ? 8 : 4); // abbreviations
-    if (version < 5)
-        at.fixed(1); // address size
-    at.fixed(8);     // signature
-    const uint64_t typeOffset = at.fixed(offsetSize == 8 ? 8 : 4);
-    return at.ok() ? std::optional(typeOffset) : std::nullopt;
-}
-
-} // namespace
-
 Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
     Elf* elf = dwarf_getelf(dwarf);
     Elf_Data* info = sectionData(elf, ".debug_info");
@@ -591,9 +562,10 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
         uint64_t signature = 0;
         Dwarf_Off end = 0;
         Dwarf_Off abbreviationsOffset = 0;
+        Dwarf_Off typeOffset = 0; // a type unit's (DWARF 4's in .debug_types, DWARF 5's)
         if (!section ||
             dwarf_next_unit(dwarf, headerOffset, &end, nullptr, nullptr, &abbreviationsOffset,
-                            nullptr, nullptr, inTypes ? &signature : nullptr, nullptr) != 0 ||
+                            nullptr, nullptr, inTypes ? &signature : nullptr, &typeOffset) != 0 ||
             end > section->d_size)
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
                                    ": its length runs past the end of the section");
@@ -610,14 +582,12 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
                                    " is neither 4 nor 8");
         // libdw follows a type unit's type_offset wherever it points: into the next unit, a
         // signature would resolve to a type of the wrong unit.
-        if (const auto typeOffset = typeUnitTypeOffset(
-                {sectionStart + headerOffset, static_cast<size_t>(end - headerOffset)}, version,
-                unitType, inTypes, offsetSize, bigEndian_);
-            typeOffset &&
-            (*typeOffset < offset - headerOffset || *typeOffset >= end - headerOffset))
+        const bool typeUnit =
+            inTypes || (version >= 5 && (unitType == DW_UT_type || unitType == DW_UT_split_type));
+        if (typeUnit && (typeOffset < offset - headerOffset || typeOffset >= end - headerOffset))
             return Error::badInput(
                 path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) + ": type_offset " +
-                hex(*typeOffset) + " does not point into the unit's DIEs (" +
+                hex(typeOffset) + " does not point into the unit's DIEs (" +
                 hex(offset - headerOffset) + " to " + hex(end - headerOffset) + ")");
         units_.push_back({unitDie, offset, headerOffset, end, version, unitType, addressSize,
                           offsetSize, bias, sectionStart, abbreviations, abbreviationsOffset,

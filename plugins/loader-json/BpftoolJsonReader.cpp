@@ -111,20 +111,16 @@ std::string_view valueKindName(const bj::value& v) {
 // (a message stays one line).
 std::string pointerToken(std::string_view key) {
     constexpr size_t kMaxShown = 64;
-    constexpr char kDigits[] = "0123456789abcdef";
     std::string out;
     for (unsigned char c : key.substr(0, kMaxShown)) {
-        if (c == '~') {
+        if (c == '~')
             out += "~0";
-        } else if (c == '/') {
+        else if (c == '/')
             out += "~1";
-        } else if (c < 0x20 || c == 0x7f) {
-            out += "\\x";
-            out += kDigits[c >> 4];
-            out += kDigits[c & 15];
-        } else {
+        else if (c < 0x20 || c == 0x7f)
+            appendHexEscape(out, c);
+        else
             out += static_cast<char>(c);
-        }
     }
     return key.size() > kMaxShown ? out + "..." : out;
 }

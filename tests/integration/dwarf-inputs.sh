@@ -308,23 +308,22 @@ C
         grep -q "^\[[0-9]*\] VAR 'cpu_stats' " "$work/percpu.txt" ||
             fail "gcc-dwarf$version-percpu.o-tu: the per-CPU variable is missing"
         # A type unit whose type_offset points past its end, into the next unit's DIEs: a
-        # signature would resolve to a type of the wrong unit. Both loaders refuse the file.
-        if [ $version = 4 ]; then
-            bad=$work/bad-type-offset.o
-            cp "$work/gcc-dwarf$version-percpu.o-tu" "$bad"
-            "${DWARF_PATCH:?}" "$bad" type-offset .debug_types
-            loaders=(dwarf)
-            ! $llvm_dwarf || loaders+=(llvm-dwarf)
-            for loader in "${loaders[@]}"; do
-                rm -f "$work/bad.btf"
-                if "$BTFORGE" -q convert -f $loader "$bad" -o "$work/bad.btf" 2> "$work/bad.err"; then
-                    fail "-f $loader: a type_offset past its unit is accepted"
-                fi
-                grep -q "type_offset" "$work/bad.err" ||
-                    fail "-f $loader: no word of the type_offset: $(cat "$work/bad.err")"
-                [ ! -e "$work/bad.btf" ] || fail "-f $loader: output left behind"
-            done
-        fi
+        # signature would resolve to a type of the wrong unit. Both loaders refuse the file
+        # (DWARF 4's .debug_types, DWARF 5's DW_UT_type in .debug_info).
+        bad=$work/bad-type-offset.o
+        cp "$work/gcc-dwarf$version-percpu.o-tu" "$bad"
+        "${DWARF_PATCH:?}" "$bad" type-offset $section
+        loaders=(dwarf)
+        ! $llvm_dwarf || loaders+=(llvm-dwarf)
+        for loader in "${loaders[@]}"; do
+            rm -f "$work/bad.btf"
+            if "$BTFORGE" -q convert -f $loader "$bad" -o "$work/bad.btf" 2> "$work/bad.err"; then
+                fail "-f $loader: a type_offset past its unit is accepted"
+            fi
+            grep -q "type_offset" "$work/bad.err" ||
+                fail "-f $loader: no word of the type_offset: $(cat "$work/bad.err")"
+            [ ! -e "$work/bad.btf" ] || fail "-f $loader: output left behind"
+        done
     done
     [ ${#variants[@]} -gt 0 ] || skip "no compiler here makes type units"
     summary "type units of ${variants[*]}: types complete and equal to the builds without"
