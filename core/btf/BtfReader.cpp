@@ -53,15 +53,16 @@ uint64_t trailingSize(KindLayout layout, uint32_t vlen) {
 }
 
 // Names one field of the record being decoded: "type", "member 2 name", ...
+// Plain pointers to literals: one is built for every field read, and used only in a message.
 struct Field {
-    std::string_view part;
-    std::string_view list = {};
+    const char* part;
+    const char* list = nullptr;
     uint32_t index = 0;
 
     std::string str() const {
-        if (list.empty())
-            return std::string(part);
-        return std::string(list) + " " + std::to_string(index) + " " + std::string(part);
+        if (!list)
+            return part;
+        return std::string(list) + " " + std::to_string(index) + " " + part;
     }
 };
 
@@ -90,11 +91,12 @@ private:
     Expected<void> decodeRecords();
     Expected<void> checkTypes();
 
-    ir::TypeView decodeRecord(uint32_t info);
-    ir::TypeView decodeInt(uint32_t size, uint64_t data);
-    template <Kind K> ir::TypeView decodeReference(bool kindFlag);
-    template <Kind K> ir::TypeView decodeComposite(uint32_t vlen, bool kindFlag);
-    template <Kind K> ir::TypeView decodeEnumeration(uint32_t vlen, bool isSigned);
+    // Each adds the record's type to the graph (discarded should a problem be noted).
+    void decodeRecord(uint32_t info);
+    void decodeInt(uint32_t size, uint64_t data);
+    template <Kind K> void decodeReference(bool kindFlag);
+    template <Kind K> void decodeComposite(uint32_t vlen, bool kindFlag);
+    template <Kind K> void decodeEnumeration(uint32_t vlen, bool isSigned);
     template <typename T, typename DecodeOne>
     std::span<const T> decodeList(std::vector<T>& scratch, uint32_t vlen, uint32_t elementSize,
                                   DecodeOne decodeOne);
@@ -394,15 +396,14 @@ Expected<void> Reader::decodeRecords() {
         current_ = {id, kind == kFuncAddrKind ? Kind::Func : static_cast<Kind>(kind), at,
                     ir::kNoName};
         current_.name = nameRef(at, {"name"});
-        ir::TypeView view = decodeRecord(info);
+        decodeRecord(info);
         if (failure_)
             return std::move(*failure_);
-        graph_.add(view);
     }
     return {};
 }
 
-ir::TypeView Reader::decodeRecord(uint32_t info) {
+void Reader::decodeRecord(uint32_t info) {
     const uint64_t at = current_.at;
     const uint64_t data = at + kTypeRecordSize;
     const StrId name = current_.name;
@@ -425,8 +426,9 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
     case Kind::TypeTag:
         return decodeReference<Kind::TypeTag>(flag);
     case Kind::Array:
-        return ir::ArrayType{name, typeRef(data, {"element type"}),
-                             typeRef(data + 4, {"index type"}), u32(data + 8)};
+        graph_.add(ir::ArrayType{name, typeRef(data, {"element type"}),
+                                 typeRef(data + 4, {"index type"}), u32(data + 8)});
+        return;
     case Kind::Struct:
         return decodeComposite<Kind::Struct>(vlen, flag);
     case Kind::Union:
@@ -436,7 +438,8 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
     case Kind::Enum64:
         return decodeEnumeration<Kind::Enum64>(vlen, flag);
     case Kind::Fwd:
-        return ir::FwdType{name, flag};
+        graph_.add(ir::FwdType{name, flag});
+        return;
     case Kind::Func: {
         if (vlen > kMaxLinkage)
             note(at + kInfoAt, "linkage " + std::to_string(vlen) +
@@ -445,45 +448,50 @@ ir::TypeView Reader::decodeRecord(uint32_t info) {
         std::optional<uint64_t> address;
         if (flag || infoKind(info) == kFuncAddrKind)
             address = detail::load<uint64_t>(bytes_, data, swap_);
-        return ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
-                            static_cast<ir::FuncLinkage>(vlen), address};
+        graph_.add(ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
+                                static_cast<ir::FuncLinkage>(vlen), address});
+        return;
     }
     case Kind::FuncProto: {
         auto params = decodeList(params_, vlen, kParamSize, [&](uint64_t p, uint32_t i) {
             return ir::Param{nameRef(p, {"name", "param", i}),
                              typeRef(p + 4, {"type", "param", i})};
         });
-        return ir::FuncProtoType{name, typeRef(at + kSizeOrTypeAt, {"return type"}), params};
+        graph_.add(ir::FuncProtoType{name, typeRef(at + kSizeOrTypeAt, {"return type"}), params});
+        return;
     }
     case Kind::Var: {
         const uint32_t linkage = u32(data);
         if (linkage > kMaxLinkage)
             note(data, "linkage " + std::to_string(linkage) +
                            " is none of static (0), global allocated (1), global extern (2)");
-        return ir::VarType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
-                           static_cast<ir::VarLinkage>(linkage)};
+        graph_.add(ir::VarType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
+                               static_cast<ir::VarLinkage>(linkage)});
+        return;
     }
     case Kind::Datasec: {
         auto entries = decodeList(entries_, vlen, kVarSecInfoSize, [&](uint64_t e, uint32_t i) {
             return ir::VarSecInfo{typeRef(e, {"type", "entry", i}), u32(e + 4), u32(e + 8)};
         });
-        return ir::DatasecType{name, sizeOrType, entries};
+        graph_.add(ir::DatasecType{name, sizeOrType, entries});
+        return;
     }
     case Kind::Float:
-        return ir::FloatType{name, sizeOrType};
+        graph_.add(ir::FloatType{name, sizeOrType});
+        return;
     case Kind::DeclTag: {
         const auto component = static_cast<int32_t>(u32(data));
         if (component < -1)
             note(data, "component_idx " + std::to_string(component) + " is negative but not -1");
-        return ir::DeclTagType{name, typeRef(at + kSizeOrTypeAt, {"type"}), component, flag};
+        graph_.add(ir::DeclTagType{name, typeRef(at + kSizeOrTypeAt, {"type"}), component, flag});
+        return;
     }
-    case Kind::Void:
+    case Kind::Void: // unreachable: findRecords kept kinds 1-19 and the FUNC address kind
         break;
     }
-    return ir::VoidType{}; // unreachable: findRecords kept kinds 1-19 and the FUNC address kind
 }
 
-ir::TypeView Reader::decodeInt(uint32_t size, uint64_t data) {
+void Reader::decodeInt(uint32_t size, uint64_t data) {
     const uint32_t word = u32(data);
     const ir::IntType type{current_.name, size, static_cast<uint8_t>((word >> 24) & 0x0f),
                            static_cast<uint8_t>((word >> 16) & 0xff),
@@ -497,25 +505,26 @@ ir::TypeView Reader::decodeInt(uint32_t size, uint64_t data) {
         note(data, "bit offset " + std::to_string(type.bitOffset) + " + " +
                        std::to_string(type.bits) + " bits do not fit in " + std::to_string(size) +
                        " bytes");
-    return type;
+    graph_.add(type);
 }
 
-template <Kind K> ir::TypeView Reader::decodeReference(bool kindFlag) {
-    return ir::ReferenceType<K>{current_.name, typeRef(current_.at + kSizeOrTypeAt, {"type"}),
-                                kindFlag};
+template <Kind K> void Reader::decodeReference(bool kindFlag) {
+    graph_.add(ir::ReferenceType<K>{current_.name, typeRef(current_.at + kSizeOrTypeAt, {"type"}),
+                                    kindFlag});
 }
 
-template <Kind K> ir::TypeView Reader::decodeComposite(uint32_t vlen, bool kindFlag) {
+template <Kind K> void Reader::decodeComposite(uint32_t vlen, bool kindFlag) {
     auto members = decodeList(members_, vlen, kMemberSize, [&](uint64_t m, uint32_t i) {
         const uint32_t word = u32(m + 8);
         return ir::Member{nameRef(m, {"name", "member", i}), typeRef(m + 4, {"type", "member", i}),
                           kindFlag ? memberBitOffset(word) : word,
                           kindFlag ? memberBitfieldSize(word) : 0};
     });
-    return ir::CompositeType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), members, kindFlag};
+    graph_.add(
+        ir::CompositeType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), members, kindFlag});
 }
 
-template <Kind K> ir::TypeView Reader::decodeEnumeration(uint32_t vlen, bool isSigned) {
+template <Kind K> void Reader::decodeEnumeration(uint32_t vlen, bool isSigned) {
     constexpr bool wide = K == Kind::Enum64;
     auto values = decodeList(
         enumerators_, vlen, wide ? kEnum64ValueSize : kEnumValueSize, [&](uint64_t e, uint32_t i) {
@@ -524,8 +533,8 @@ template <Kind K> ir::TypeView Reader::decodeEnumeration(uint32_t vlen, bool isS
                 value |= uint64_t{u32(e + 8)} << 32;
             return ir::Enumerator{nameRef(e, {"name", "enumerator", i}), value};
         });
-    return ir::EnumerationType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), values,
-                                  isSigned};
+    graph_.add(
+        ir::EnumerationType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), values, isSigned});
 }
 
 // findRecords checked that the vlen elements fit, so scratch never grows past the section.

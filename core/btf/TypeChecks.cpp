@@ -42,18 +42,14 @@ struct Checked {
     }
 };
 
-std::optional<TypeFault> checkFuncTargets(const Checked& c) {
+// A FUNC's type must be a FUNC_PROTO.
+std::optional<TypeFault> funcTargetFault(const Checked& c, TypeId id) {
     const ir::TypeGraph& graph = c.graph;
-    for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
-        if (graph.kind(id) != Kind::Func)
-            continue;
-        const TypeId proto = graph.target(id);
-        if (graph.kind(proto) != Kind::FuncProto)
-            return TypeFault{id, TypeFault::Field::Target,
-                             c.describe(id) + ": refers to " + c.describe(proto) +
-                                 ", not a FUNC_PROTO"};
-    }
-    return std::nullopt;
+    const TypeId proto = graph.target(id);
+    if (graph.kind(proto) == Kind::FuncProto)
+        return std::nullopt;
+    return TypeFault{id, TypeFault::Field::Target,
+                     c.describe(id) + ": refers to " + c.describe(proto) + ", not a FUNC_PROTO"};
 }
 
 // How many members or parameters a tag's target has; nothing for kinds without components.
@@ -63,7 +59,7 @@ std::optional<size_t> componentCount(const ir::TypeGraph& graph, TypeId target) 
     case Kind::Union:
         return membersOf(graph.get(target)).size();
     case Kind::Func:
-        target = graph.target(target); // a FUNC_PROTO: checkFuncTargets ran first
+        target = graph.target(target); // a FUNC_PROTO unless the FUNC is itself the fault
         if (graph.kind(target) != Kind::FuncProto)
             return std::nullopt;
         [[fallthrough]];
@@ -74,23 +70,36 @@ std::optional<size_t> componentCount(const ir::TypeGraph& graph, TypeId target) 
     }
 }
 
-std::optional<TypeFault> checkDeclTags(const Checked& c) {
+// A DECL_TAG's component_idx must name a member or parameter of its target.
+std::optional<TypeFault> declTagFault(const Checked& c, TypeId id) {
     const ir::TypeGraph& graph = c.graph;
+    const auto tag = graph.getAs<ir::DeclTagType>(id);
+    if (tag.componentIndex < 0)
+        return std::nullopt;
+    const std::optional<size_t> count = componentCount(graph, tag.type);
+    if (count && static_cast<size_t>(tag.componentIndex) < *count)
+        return std::nullopt;
+    return TypeFault{id, TypeFault::Field::ComponentIndex,
+                     c.describe(id) + ": component_idx " + std::to_string(tag.componentIndex) +
+                         " is out of range for " + c.describe(tag.type) + " (" +
+                         (count ? std::to_string(*count) : "no") + " members or parameters)"};
+}
+
+// FUNC targets, then DECL_TAG components, each in id order, in one pass over the kinds: the
+// first bad FUNC is the fault even after a bad tag.
+std::optional<TypeFault> checkFuncsAndTags(const Checked& c) {
+    const ir::TypeGraph& graph = c.graph;
+    std::optional<TypeFault> tagFault;
     for (TypeId id = graph.firstId(); id < graph.endId(); ++id) {
-        if (graph.kind(id) != Kind::DeclTag)
-            continue;
-        const auto tag = graph.getAs<ir::DeclTagType>(id);
-        if (tag.componentIndex < 0)
-            continue;
-        const std::optional<size_t> count = componentCount(graph, tag.type);
-        if (!count || static_cast<size_t>(tag.componentIndex) >= *count)
-            return TypeFault{
-                id, TypeFault::Field::ComponentIndex,
-                c.describe(id) + ": component_idx " + std::to_string(tag.componentIndex) +
-                    " is out of range for " + c.describe(tag.type) + " (" +
-                    (count ? std::to_string(*count) : "no") + " members or parameters)"};
+        const Kind kind = graph.kind(id);
+        if (kind == Kind::Func) {
+            if (auto fault = funcTargetFault(c, id))
+                return fault;
+        } else if (kind == Kind::DeclTag && !tagFault) {
+            tagFault = declTagFault(c, id);
+        }
     }
-    return std::nullopt;
+    return tagFault;
 }
 
 std::optional<TypeFault> checkLoops(const Checked& c) {
@@ -123,7 +132,7 @@ std::optional<TypeFault> checkLoops(const Checked& c) {
 std::optional<TypeFault> findTypeFault(const ir::TypeGraph& graph,
                                        std::span<const TypeId> shownIds) {
     const Checked checked{graph, shownIds};
-    for (auto check : {checkFuncTargets, checkDeclTags, checkLoops}) {
+    for (auto check : {checkFuncsAndTags, checkLoops}) {
         if (auto fault = check(checked))
             return fault;
     }

@@ -57,72 +57,73 @@ void valueEdges(const ir::TypeGraph& graph, TypeId id, std::vector<TypeId>& out)
 bool anyLoop(const ir::TypeGraph& graph) {
     const TypeId first = graph.firstId();
     const uint32_t count = graph.ownCount();
-    auto own = [&](TypeId id) { return id - first < count; }; // wraps below first
-    // Each type's chain target (void for none), whether it is a pointer, and a composite's
-    // member types (from memberStart[i] to memberStart[i + 1]).
-    std::vector<TypeId> chain(count, ir::kVoidType);
-    std::vector<uint8_t> pointer(count, 0), composite(count, 0);
-    std::vector<uint32_t> memberStart(count + 1, 0);
-    std::vector<TypeId> members;
-    for (uint32_t i = 0; i < count; ++i) {
-        memberStart[i] = static_cast<uint32_t>(members.size());
-        graph.visit(first + i, [&](const auto& t) {
-            using T = std::decay_t<decltype(t)>;
-            if constexpr (isChainKind<T>)
-                chain[i] = chainTarget(t);
-            pointer[i] = std::is_same_v<T, ir::PtrType>;
-            if constexpr (requires { t.members; }) {
-                composite[i] = 1;
-                for (const ir::Member& m : t.members)
-                    members.push_back(m.type);
-            }
-        });
-    }
-    memberStart[count] = static_cast<uint32_t>(members.size());
-    // Chains: each type has at most one edge, so following them from every type, marking the
-    // way, meets a type on the current way only on a loop.
+    constexpr uint32_t kNone = UINT32_MAX;
+    // Own types by index from the first; an edge to void or the base is kNone (base types never
+    // lead to own ones, so no loop passes through them).
+    auto local = [&](TypeId id) { return id - first < count ? id - first : kNone; };
+    // One walk along the chains from each type not yet met: each type has at most one chain
+    // edge, so a walk meets a type on its own way only on a loop. Unwinding the way gives each
+    // type its value end: the struct or union (numbered apart, as only they can be on a by-value
+    // loop) its chain reaches before any pointer, or kNone.
     enum : uint8_t { kUnvisited, kOnPath, kDone };
+    enum class Step : uint8_t { Composite, Pointer, Chain, End };
     std::vector<uint8_t> state(count, kUnvisited);
-    std::vector<uint32_t> way;
+    std::vector<uint32_t> valueEnd(count, kNone);
+    std::vector<TypeId> composites;
+    std::vector<std::pair<uint32_t, Step>> way;
     for (uint32_t root = 0; root < count; ++root) {
+        if (state[root] != kUnvisited)
+            continue;
+        uint32_t at = root;
+        uint32_t end = kNone; // the value end of what the way leads to
         way.clear();
-        TypeId at = first + root;
-        while (own(at) && state[at - first] == kUnvisited) {
-            state[at - first] = kOnPath;
-            way.push_back(at - first);
-            at = chain[at - first];
+        while (at != kNone) {
+            if (state[at] == kOnPath)
+                return true;
+            if (state[at] == kDone) {
+                end = valueEnd[at];
+                break;
+            }
+            state[at] = kOnPath;
+            const Kind kind = graph.kind(first + at);
+            Step step = Step::End;
+            if (kind == Kind::Struct || kind == Kind::Union)
+                step = Step::Composite;
+            else if (kind == Kind::Ptr)
+                step = Step::Pointer;
+            else if (ir::isReferenceKind(kind) || kind == Kind::Var || kind == Kind::DeclTag ||
+                     kind == Kind::Array)
+                step = Step::Chain;
+            way.emplace_back(at, step);
+            at = step == Step::Chain || step == Step::Pointer ? local(graph.target(first + at))
+                                                              : kNone;
         }
-        if (own(at) && state[at - first] == kOnPath)
-            return true;
-        for (uint32_t i : way)
-            state[i] = kDone;
+        for (auto it = way.rbegin(); it != way.rend(); ++it) {
+            const auto [node, step] = *it;
+            if (step == Step::Composite) {
+                end = static_cast<uint32_t>(composites.size());
+                composites.push_back(first + node);
+            } else if (step != Step::Chain) {
+                end = kNone;
+            }
+            valueEnd[node] = end;
+            state[node] = kDone;
+        }
     }
-    // By value, chains (but pointers) end at a struct or union, or nowhere: a loop goes through
-    // composites only, each holding the composites its members' chains end at. Each chain is
-    // walked once: the way to a type whose end is known takes that end.
-    constexpr uint32_t kNowhere = UINT32_MAX;
-    std::vector<uint32_t> endOf(count, kNowhere);
-    std::vector<uint8_t> ended(count, 0);
-    for (uint32_t i = 0; i < count; ++i) {
-        way.clear();
-        TypeId at = first + i;
-        while (own(at) && !ended[at - first] && !composite[at - first] && !pointer[at - first]) {
-            way.push_back(at - first);
-            at = chain[at - first];
-        }
-        uint32_t end = kNowhere;
-        if (own(at))
-            end = ended[at - first] ? endOf[at - first] : composite[at - first] ? at - first : end;
-        way.push_back(i);
-        for (uint32_t j : way) {
-            endOf[j] = end;
-            ended[j] = 1;
+    // The composites' graph: each holds the value ends of its members.
+    std::vector<uint32_t> starts;
+    std::vector<uint32_t> held;
+    starts.reserve(composites.size() + 1);
+    for (TypeId id : composites) {
+        starts.push_back(static_cast<uint32_t>(held.size()));
+        for (const ir::Member& m : membersOf(graph.get(id))) {
+            const uint32_t member = local(m.type);
+            if (member != kNone && valueEnd[member] != kNone)
+                held.push_back(valueEnd[member]);
         }
     }
-    // Each composite holds what its members' chains end at.
-    for (TypeId& member : members)
-        member = own(member) ? endOf[member - first] : kNowhere;
-    return support::hasCycle(memberStart, members, [&](uint32_t node) { return composite[node]; });
+    starts.push_back(static_cast<uint32_t>(held.size()));
+    return support::hasCycle(starts, held, [](uint32_t) { return true; });
 }
 
 // Iterative depth-first search:

@@ -50,63 +50,14 @@ uint32_t TypeGraph::appendPlacement(std::optional<uint64_t> address, StrId secti
 }
 
 TypeGraph::Record TypeGraph::encode(const TypeView& view) {
-    Record r{};
-    r.kind = kindOf(view);
-    r.extra = 0;
-    std::visit(
-        [&](const auto& t) {
-            using T = std::decay_t<decltype(t)>;
-            if constexpr (!std::is_same_v<T, VoidType>)
-                r.name = t.name;
-            if constexpr (std::is_same_v<T, IntType>) {
-                r.sizeOrType = t.size;
-                r.data =
-                    (uint32_t(t.encoding & 0x0f) << 24) | (uint32_t(t.bitOffset) << 16) | t.bits;
-            } else if constexpr (isReferenceKind(T::kKind)) {
-                r.sizeOrType = t.type;
-                r.flag = t.kindFlag;
-            } else if constexpr (std::is_same_v<T, ArrayType>) {
-                r.sizeOrType = t.elemType;
-                r.data = t.indexType;
-                r.extra = t.count;
-            } else if constexpr (std::is_same_v<T, StructType> || std::is_same_v<T, UnionType>) {
-                r.sizeOrType = t.size;
-                r.flag = t.kindFlag;
-                r.data = members_.append(t.members);
-                r.extra = static_cast<uint32_t>(t.members.size());
-            } else if constexpr (std::is_same_v<T, EnumType> || std::is_same_v<T, Enum64Type>) {
-                r.sizeOrType = t.size;
-                r.flag = t.isSigned;
-                r.data = enumerators_.append(t.values);
-                r.extra = static_cast<uint32_t>(t.values.size());
-            } else if constexpr (std::is_same_v<T, FwdType>) {
-                r.flag = t.isUnion;
-            } else if constexpr (std::is_same_v<T, FuncType>) {
-                r.sizeOrType = t.proto;
-                r.data = static_cast<uint32_t>(t.linkage);
-                r.extra = appendPlacement(t.address, kNoName);
-            } else if constexpr (std::is_same_v<T, FuncProtoType>) {
-                r.sizeOrType = t.returnType;
-                r.data = params_.append(t.params);
-                r.extra = static_cast<uint32_t>(t.params.size());
-            } else if constexpr (std::is_same_v<T, VarType>) {
-                r.sizeOrType = t.type;
-                r.data = static_cast<uint32_t>(t.linkage);
-                r.extra = appendPlacement(t.address, t.section);
-            } else if constexpr (std::is_same_v<T, DatasecType>) {
-                r.sizeOrType = t.size;
-                r.data = secinfos_.append(t.entries);
-                r.extra = static_cast<uint32_t>(t.entries.size());
-            } else if constexpr (std::is_same_v<T, FloatType>) {
-                r.sizeOrType = t.size;
-            } else if constexpr (std::is_same_v<T, DeclTagType>) {
-                r.sizeOrType = t.type;
-                r.data = static_cast<uint32_t>(t.componentIndex);
-                r.flag = t.kindFlag;
-            }
+    return std::visit(
+        [&](const auto& t) -> Record {
+            if constexpr (std::is_same_v<std::decay_t<decltype(t)>, VoidType>)
+                return Record{};
+            else
+                return encodeAs(t);
         },
         view);
-    return r;
 }
 
 TypeId TypeGraph::add(const TypeView& view) {

@@ -57,7 +57,15 @@ public:
             end_ = static_cast<uint32_t>(chunks_.size()) << kChunkBits;
         return first;
     }
-    uint32_t push_back(const T& item) { return append({&item, 1}); }
+    // append() of one item, without the checks only a list needs: every type added to a graph
+    // comes through here.
+    uint32_t push_back(const T& item) {
+        if ((end_ & (kChunk - 1)) == 0)
+            startChunks(1);
+        const uint32_t at = end_++;
+        (*this)[at] = item;
+        return at;
+    }
 
     void reserve(size_t items) { chunks_.reserve(items / kChunk + 1); }
     size_t memoryUsage() const {

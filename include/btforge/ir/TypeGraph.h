@@ -65,6 +65,14 @@ public:
     // --- building ---
     // Each add copies the view's lists into the arenas and returns the new id.
     TypeId add(const TypeView& view);
+    // The same for one kind's struct from Types.h (not VoidType), without building a TypeView:
+    // readers add types one at a time.
+    template <typename T>
+    requires(!std::is_same_v<T, VoidType> && !std::is_same_v<T, TypeView>) TypeId
+        add(const T& type) {
+        records_.push_back(encodeAs(type));
+        return endId() - 1;
+    }
     // Replaces an own type in place (dedup and amending rewrite types; ids stay stable).
     void replace(TypeId id, const TypeView& view);
     void reserve(size_t types);
@@ -107,6 +115,7 @@ private:
         return records_[id - firstId_];
     }
     Record encode(const TypeView& view);
+    template <typename T> Record encodeAs(const T& type);
     // kind() and nameId() of void and the base's types.
     Kind kindBelow(TypeId id) const;
     StrId nameIdBelow(TypeId id) const;
@@ -186,6 +195,59 @@ std::invoke_result_t<F&, const VoidType&> TypeGraph::visit(TypeId id, F&& f) con
         break;
     }
     return f(VoidType{});
+}
+
+template <typename T> TypeGraph::Record TypeGraph::encodeAs(const T& t) {
+    static_assert(!std::is_same_v<T, VoidType>, "void is implicit (id 0)");
+    Record r{};
+    r.kind = T::kKind;
+    r.name = t.name;
+    if constexpr (std::is_same_v<T, IntType>) {
+        r.sizeOrType = t.size;
+        r.data = (uint32_t(t.encoding & 0x0f) << 24) | (uint32_t(t.bitOffset) << 16) | t.bits;
+    } else if constexpr (isReferenceKind(T::kKind)) {
+        r.sizeOrType = t.type;
+        r.flag = t.kindFlag;
+    } else if constexpr (std::is_same_v<T, ArrayType>) {
+        r.sizeOrType = t.elemType;
+        r.data = t.indexType;
+        r.extra = t.count;
+    } else if constexpr (std::is_same_v<T, StructType> || std::is_same_v<T, UnionType>) {
+        r.sizeOrType = t.size;
+        r.flag = t.kindFlag;
+        r.data = members_.append(t.members);
+        r.extra = static_cast<uint32_t>(t.members.size());
+    } else if constexpr (std::is_same_v<T, EnumType> || std::is_same_v<T, Enum64Type>) {
+        r.sizeOrType = t.size;
+        r.flag = t.isSigned;
+        r.data = enumerators_.append(t.values);
+        r.extra = static_cast<uint32_t>(t.values.size());
+    } else if constexpr (std::is_same_v<T, FwdType>) {
+        r.flag = t.isUnion;
+    } else if constexpr (std::is_same_v<T, FuncType>) {
+        r.sizeOrType = t.proto;
+        r.data = static_cast<uint32_t>(t.linkage);
+        r.extra = t.address ? appendPlacement(t.address, kNoName) : kNone;
+    } else if constexpr (std::is_same_v<T, FuncProtoType>) {
+        r.sizeOrType = t.returnType;
+        r.data = params_.append(t.params);
+        r.extra = static_cast<uint32_t>(t.params.size());
+    } else if constexpr (std::is_same_v<T, VarType>) {
+        r.sizeOrType = t.type;
+        r.data = static_cast<uint32_t>(t.linkage);
+        r.extra = appendPlacement(t.address, t.section);
+    } else if constexpr (std::is_same_v<T, DatasecType>) {
+        r.sizeOrType = t.size;
+        r.data = secinfos_.append(t.entries);
+        r.extra = static_cast<uint32_t>(t.entries.size());
+    } else if constexpr (std::is_same_v<T, FloatType>) {
+        r.sizeOrType = t.size;
+    } else if constexpr (std::is_same_v<T, DeclTagType>) {
+        r.sizeOrType = t.type;
+        r.data = static_cast<uint32_t>(t.componentIndex);
+        r.flag = t.kindFlag;
+    }
+    return r;
 }
 
 // The size in bytes of a value of this type (through typedefs, qualifiers and arrays; pointers
