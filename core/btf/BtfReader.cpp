@@ -92,6 +92,7 @@ private:
     Expected<void> checkTypes();
 
     // Each adds the record's type to the graph (discarded should a problem be noted).
+    template <typename T> void add(const T& type) { graph_.add(type); }
     void decodeRecord(uint32_t info);
     void decodeInt(uint32_t size, uint64_t data);
     template <Kind K> void decodeReference(bool kindFlag);
@@ -426,9 +427,8 @@ void Reader::decodeRecord(uint32_t info) {
     case Kind::TypeTag:
         return decodeReference<Kind::TypeTag>(flag);
     case Kind::Array:
-        graph_.add(ir::ArrayType{name, typeRef(data, {"element type"}),
+        return add(ir::ArrayType{name, typeRef(data, {"element type"}),
                                  typeRef(data + 4, {"index type"}), u32(data + 8)});
-        return;
     case Kind::Struct:
         return decodeComposite<Kind::Struct>(vlen, flag);
     case Kind::Union:
@@ -438,8 +438,7 @@ void Reader::decodeRecord(uint32_t info) {
     case Kind::Enum64:
         return decodeEnumeration<Kind::Enum64>(vlen, flag);
     case Kind::Fwd:
-        graph_.add(ir::FwdType{name, flag});
-        return;
+        return add(ir::FwdType{name, flag});
     case Kind::Func: {
         if (vlen > kMaxLinkage)
             note(at + kInfoAt, "linkage " + std::to_string(vlen) +
@@ -448,43 +447,37 @@ void Reader::decodeRecord(uint32_t info) {
         std::optional<uint64_t> address;
         if (flag || infoKind(info) == kFuncAddrKind)
             address = detail::load<uint64_t>(bytes_, data, swap_);
-        graph_.add(ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
+        return add(ir::FuncType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
                                 static_cast<ir::FuncLinkage>(vlen), address});
-        return;
     }
     case Kind::FuncProto: {
         auto params = decodeList(params_, vlen, kParamSize, [&](uint64_t p, uint32_t i) {
             return ir::Param{nameRef(p, {"name", "param", i}),
                              typeRef(p + 4, {"type", "param", i})};
         });
-        graph_.add(ir::FuncProtoType{name, typeRef(at + kSizeOrTypeAt, {"return type"}), params});
-        return;
+        return add(ir::FuncProtoType{name, typeRef(at + kSizeOrTypeAt, {"return type"}), params});
     }
     case Kind::Var: {
         const uint32_t linkage = u32(data);
         if (linkage > kMaxLinkage)
             note(data, "linkage " + std::to_string(linkage) +
                            " is none of static (0), global allocated (1), global extern (2)");
-        graph_.add(ir::VarType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
+        return add(ir::VarType{name, typeRef(at + kSizeOrTypeAt, {"type"}),
                                static_cast<ir::VarLinkage>(linkage)});
-        return;
     }
     case Kind::Datasec: {
         auto entries = decodeList(entries_, vlen, kVarSecInfoSize, [&](uint64_t e, uint32_t i) {
             return ir::VarSecInfo{typeRef(e, {"type", "entry", i}), u32(e + 4), u32(e + 8)};
         });
-        graph_.add(ir::DatasecType{name, sizeOrType, entries});
-        return;
+        return add(ir::DatasecType{name, sizeOrType, entries});
     }
     case Kind::Float:
-        graph_.add(ir::FloatType{name, sizeOrType});
-        return;
+        return add(ir::FloatType{name, sizeOrType});
     case Kind::DeclTag: {
         const auto component = static_cast<int32_t>(u32(data));
         if (component < -1)
             note(data, "component_idx " + std::to_string(component) + " is negative but not -1");
-        graph_.add(ir::DeclTagType{name, typeRef(at + kSizeOrTypeAt, {"type"}), component, flag});
-        return;
+        return add(ir::DeclTagType{name, typeRef(at + kSizeOrTypeAt, {"type"}), component, flag});
     }
     case Kind::Void: // unreachable: findRecords kept kinds 1-19 and the FUNC address kind
         break;
@@ -505,12 +498,12 @@ void Reader::decodeInt(uint32_t size, uint64_t data) {
         note(data, "bit offset " + std::to_string(type.bitOffset) + " + " +
                        std::to_string(type.bits) + " bits do not fit in " + std::to_string(size) +
                        " bytes");
-    graph_.add(type);
+    add(type);
 }
 
 template <Kind K> void Reader::decodeReference(bool kindFlag) {
-    graph_.add(ir::ReferenceType<K>{current_.name, typeRef(current_.at + kSizeOrTypeAt, {"type"}),
-                                    kindFlag});
+    add(ir::ReferenceType<K>{current_.name, typeRef(current_.at + kSizeOrTypeAt, {"type"}),
+                             kindFlag});
 }
 
 template <Kind K> void Reader::decodeComposite(uint32_t vlen, bool kindFlag) {
@@ -520,8 +513,7 @@ template <Kind K> void Reader::decodeComposite(uint32_t vlen, bool kindFlag) {
                           kindFlag ? memberBitOffset(word) : word,
                           kindFlag ? memberBitfieldSize(word) : 0};
     });
-    graph_.add(
-        ir::CompositeType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), members, kindFlag});
+    add(ir::CompositeType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), members, kindFlag});
 }
 
 template <Kind K> void Reader::decodeEnumeration(uint32_t vlen, bool isSigned) {
@@ -533,8 +525,7 @@ template <Kind K> void Reader::decodeEnumeration(uint32_t vlen, bool isSigned) {
                 value |= uint64_t{u32(e + 8)} << 32;
             return ir::Enumerator{nameRef(e, {"name", "enumerator", i}), value};
         });
-    graph_.add(
-        ir::EnumerationType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), values, isSigned});
+    add(ir::EnumerationType<K>{current_.name, u32(current_.at + kSizeOrTypeAt), values, isSigned});
 }
 
 // findRecords checked that the vlen elements fit, so scratch never grows past the section.
