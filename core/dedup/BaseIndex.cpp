@@ -86,6 +86,9 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     std::vector<uint8_t> anonymous(end, 0);
     std::vector<uint32_t> starts(end + 1, 0);
     std::vector<TypeId> anonymousRefs;
+    // Anonymous types hold few references (a vmlinux's: 2 each on average, prototypes' params
+    // included); reserved so that growing does not copy them.
+    anonymousRefs.reserve(size_t{end} * 2);
     std::vector<TypeId> refs, otherRefs;
     // A vmlinux has about a fifth of its types named and half anonymous.
     names_.reserve(end / 4);

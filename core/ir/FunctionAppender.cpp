@@ -22,27 +22,31 @@ FunctionAppender::FunctionAppender(TypeGraph& graph)
     }
     // One pass over the graph and its base, last id first so that each chain is in id order:
     // prototypes to share, and the base's FUNCs and DECL_TAGs that new ones may turn out to be.
+    // Each graph of the chain is walked over its own types: a base's read through the graph
+    // above it went through two lookups per type.
     protos_->index.reserve(graph.endId() / 4);
-    for (TypeId id = graph.endId() - 1; id > kVoidType; --id) {
-        const Kind kind = graph.kind(id);
-        if (kind != Kind::FuncProto && kind != Kind::Func && kind != Kind::DeclTag)
-            continue;
-        graph.visit(id, [&](const auto& t) {
-            using T = std::decay_t<decltype(t)>;
-            if constexpr (std::is_same_v<T, FuncProtoType>) {
-                protos_->index.insert(protoHash(t.returnType, t.params), id);
-            } else if constexpr (std::is_same_v<T, FuncType>) {
-                if (id < firstOwn && !t.address && t.proto < firstOwn) {
-                    nextOfSameTarget_[id] = baseFunctionsOf_[t.proto];
-                    baseFunctionsOf_[t.proto] = id;
+    for (const TypeGraph* g = &graph; g; g = g->base()) {
+        for (TypeId id = g->endId() - 1; id >= g->firstId() && id > kVoidType; --id) {
+            const Kind kind = g->kind(id);
+            if (kind != Kind::FuncProto && kind != Kind::Func && kind != Kind::DeclTag)
+                continue;
+            g->visit(id, [&](const auto& t) {
+                using T = std::decay_t<decltype(t)>;
+                if constexpr (std::is_same_v<T, FuncProtoType>) {
+                    protos_->index.insert(protoHash(t.returnType, t.params), id);
+                } else if constexpr (std::is_same_v<T, FuncType>) {
+                    if (id < firstOwn && !t.address && t.proto < firstOwn) {
+                        nextOfSameTarget_[id] = baseFunctionsOf_[t.proto];
+                        baseFunctionsOf_[t.proto] = id;
+                    }
+                } else if constexpr (std::is_same_v<T, DeclTagType>) {
+                    if (id < firstOwn && !t.kindFlag && t.type < firstOwn) {
+                        nextOfSameTarget_[id] = baseTagsOf_[t.type];
+                        baseTagsOf_[t.type] = id;
+                    }
                 }
-            } else if constexpr (std::is_same_v<T, DeclTagType>) {
-                if (id < firstOwn && !t.kindFlag && t.type < firstOwn) {
-                    nextOfSameTarget_[id] = baseTagsOf_[t.type];
-                    baseTagsOf_[t.type] = id;
-                }
-            }
-        });
+            });
+        }
     }
 }
 

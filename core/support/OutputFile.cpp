@@ -165,6 +165,10 @@ struct OutputFile::State {
     std::ostream stream{&buffer};
     int watch = -1;
     bool committed = false;
+    // Synced before the rename: an input replaced in place, which a crash must not leave empty.
+    // A new output is not, as compilers and linkers leave theirs: a build writes one per module,
+    // and waiting on the disk for each was most of a small module's write.
+    bool durable = false;
 
     State(std::string n, std::string p, std::string t, std::optional<struct stat> r, int fd)
         : name(std::move(n)), path(std::move(p)), temporary(std::move(t)), replaced(r), buffer(fd) {
@@ -249,6 +253,7 @@ Expected<OutputFile> OutputFile::create(const std::string& requested, Target tar
     if (S_ISREG(st.st_mode) && st.st_nlink > 0)
         replaced = st;
     auto state = std::make_unique<State>(requested, path, temporary, replaced, fd);
+    state->durable = target == Target::RegularFile;
     state->watch = watchTemporary(temporary);
     return OutputFile(std::move(state));
 }
@@ -278,7 +283,7 @@ Expected<void> OutputFile::commit(std::optional<unsigned> requestedMode) {
     int fd = s.buffer.fd();
     if (!s.stream || s.buffer.failed())
         return writeError();
-    if (::fsync(fd) != 0)
+    if (s.durable && ::fsync(fd) != 0)
         return systemError(s.name, "cannot write output");
     mode_t mode;
     if (requestedMode)

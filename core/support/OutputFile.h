@@ -35,7 +35,8 @@ public:
     ~OutputFile();
 
     std::ostream& stream();
-    // Flushes; for a regular file also syncs and renames into place with permissions `mode`
+    // Flushes; for a regular file also renames into place (synced first when it replaces an
+    // input in place) with permissions `mode`
     // (default: those of the file it replaces, or 0666 less the umask).
     Expected<void> commit(std::optional<unsigned> mode = std::nullopt);
 

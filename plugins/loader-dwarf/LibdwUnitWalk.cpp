@@ -51,7 +51,7 @@ public:
         : out_(out), table_(table), forms_(forms), section_(section),
           header_(section + headerOffset), end_(section + end),
           in_({section + dieOffset, end - dieOffset}, forms.bigEndian), cu_(cu),
-          decoding_(decoding), tree_(out) {}
+          decoding_(decoding), tree_(out, end - headerOffset) {}
 
     std::optional<Failure> run() {
         const uint8_t* start = in_.position();

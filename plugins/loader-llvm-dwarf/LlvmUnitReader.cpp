@@ -295,7 +295,7 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
     const DieOffset unitStart = llvmUnit.getOffset() + unit.bias;
 
     std::vector<LocationOp> scratchOps;
-    DieTreeBuilder tree(out);
+    DieTreeBuilder tree(out, end - llvmUnit.getOffset());
     auto keep = [&](const llvm::DWARFDebugInfoEntry& entry, uint32_t parent) {
         Die& die = tree.add(entry.getOffset() + unit.bias, entry.getTag(), parent);
         decodeAttributes({*this, llvmUnit, data, params, unitStart}, entry, out, die, scratchOps);

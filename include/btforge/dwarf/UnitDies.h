@@ -105,9 +105,10 @@ struct BTFORGE_API UnitDies {
     }
 
     bool isClang() const { return producer.find("clang") != std::string_view::npos; }
-    // The bytes its vectors hold (--stats).
+    // The bytes its vectors hold (--stats). DIEs count as many as are used: room reserved for
+    // them (DieTreeBuilder) takes no memory until written.
     size_t memoryUsage() const {
-        return dies.capacity() * sizeof(Die) + locationOps.capacity() * sizeof(LocationOp);
+        return dies.size() * sizeof(Die) + locationOps.capacity() * sizeof(LocationOp);
     }
     // Empties the unit but keeps the vectors' capacity: a worker reuses one UnitDies per unit.
     void clear();
