@@ -1,5 +1,6 @@
 #include "LibdwUnitReader.h"
 
+#include "DebugRelocations.h"
 #include "LibdwAttributes.h"
 
 #include "btforge/dwarf/DieKeys.h"
@@ -226,17 +227,27 @@ bool LibdwUnitReader::openDirect() {
     elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
     GElf_Ehdr ehdr;
     size_t shstrndx = 0;
-    if (!elf_ || !gelf_getehdr(elf_, &ehdr) || ehdr.e_type == ET_REL ||
-        elf_getshdrstrndx(elf_, &shstrndx) != 0)
+    if (!elf_ || !gelf_getehdr(elf_, &ehdr) || elf_getshdrstrndx(elf_, &shstrndx) != 0)
         return false;
+    // A relocatable object's DWARF is relocated here, in a private writable mapping (written
+    // pages become copies), or else by libdwfl.
+    std::optional<std::vector<uint64_t>> layout;
+    if (ehdr.e_type == ET_REL) {
+        elf_end(elf_);
+        elf_ = elf_begin(fd_, ELF_C_READ_MMAP_PRIVATE, nullptr);
+        if (!elf_ || !(layout = relocateDebugSections(elf_)))
+            return false;
+    }
     size_t fileSize = 0;
     const char* file = elf_rawfile(elf_, &fileSize);
     for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn; scn = elf_nextscn(elf_, scn)) {
         GElf_Shdr shdr;
         if (!gelf_getshdr(scn, &shdr))
             return false;
+        const size_t index = elf_ndxscn(scn);
         if (shdr.sh_flags & SHF_ALLOC)
-            sections_.add(shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn)));
+            sections_.add(layout ? (*layout)[index] : shdr.sh_addr, shdr.sh_size,
+                          static_cast<uint32_t>(index));
         const char* name = elf_strptr(elf_, shstrndx, shdr.sh_name);
         if (!name || std::string_view(name) != ".debug_info" || (shdr.sh_flags & SHF_COMPRESSED))
             continue;
@@ -250,10 +261,12 @@ bool LibdwUnitReader::openDirect() {
     }
     sections_.sort();
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
-    if (dwarf_) {
+    if (dwarf_ && !layout) {
         file_ = file;
         fileSize_ = fileSize;
     }
+    if (layout)
+        info_ = nullptr; // dropping relocated pages would read them back unrelocated
     return dwarf_ != nullptr;
 }
 

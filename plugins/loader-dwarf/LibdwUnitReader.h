@@ -1,14 +1,15 @@
 // Reads DWARF units with elfutils. Executables and shared objects with their DWARF inside are
-// opened directly, read-only mapped, so the pages of a unit already read can be given back;
-// everything else goes through libdwfl (relocations for ET_REL objects such as kernel modules,
-// never separate debug files). The units of a .gnu_debugaltlink file (dwz -m) are read as partial
-// units of the input. libdw reads one section of a name, and none in a COMDAT group (SHF_GROUP),
-// which is where gcc puts each type unit of a relocatable object: for such files libdw reads a
-// copy of the DWARF sections, relocated, with the sections of each name joined (DwarfSections.h,
-// DwarfSection). libdw finds the units and sections; the DIEs are read here, in one pass
-// over each unit's bytes with its abbreviations decoded once (Abbreviations.h), attribute values
-// of the common forms read directly and the others through libdw. Subtrees that cannot hold
-// types (inlined instances, call sites) are skipped whole.
+// opened directly, read-only mapped, so the pages of a unit already read can be given back.
+// Relocatable objects (kernel modules) are opened directly too, privately writable, when all
+// relocations of the DWARF sections read are plain absolute ones DebugRelocations.h applies;
+// everything else goes through libdwfl (never separate debug files). The units of a
+// .gnu_debugaltlink file (dwz -m) are read as partial units of the input. libdw reads one section
+// of a name, and none in a COMDAT group (SHF_GROUP), which is where gcc puts each type unit of a
+// relocatable object: for such files libdw reads a copy of the DWARF sections, relocated, with the
+// sections of each name joined (DwarfSections.h, DwarfSection). libdw finds the units and sections;
+// the DIEs are read here, in one pass over each unit's bytes with its abbreviations decoded once
+// (Abbreviations.h), attribute values of the common forms read directly and the others through
+// libdw. Subtrees that cannot hold types (inlined instances, call sites) are skipped whole.
 //
 // Three files: LibdwUnitReader.cpp opens the input and finds its units and sections,
 // LibdwUnitWalk.cpp walks a unit's DIEs, LibdwAttributes.cpp reads their attribute values.
@@ -73,6 +74,7 @@ private:
     // What the section headers say, before libdw reads anything: repeated or grouped sections,
     // compression types libelf cannot decompress.
     Expected<void> surveySections();
+    // Executables, shared objects, and relocatable objects DebugRelocations.h relocates.
     bool openDirect();
     Expected<void> openThroughDwfl();
     // Relocations of DWARF sections libdwfl could not apply (types its backend for the machine

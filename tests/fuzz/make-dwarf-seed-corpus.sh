@@ -1,7 +1,8 @@
 #!/bin/sh
 # Writes a seed corpus of small ELF files with DWARF for dwarf-loader-fuzz into DIR, built from
-# dwarf-seeds-src/ by gcc and clang: relocatable objects (read through libdwfl, relocations
-# applied) and shared objects (read directly), DWARF 4 and 5, with and without optimisation, and
+# dwarf-seeds-src/ by gcc and clang: relocatable objects (relocated in memory: by the loader
+# itself, also for a big-endian and a 32-bit SHT_REL target, or by libdwfl) and shared objects
+# (read directly), DWARF 4 and 5, with and without optimisation, and
 # the variants users have: compressed sections (also .zdebug_) and type units (also in COMDAT
 # sections of relocatable objects).
 # CC, CXX, CLANG and CLANGXX override the compilers (default gcc, g++, clang-19, clang++-19).
@@ -28,6 +29,9 @@ for name in shapes functions; do
 	"$clang" -g -O1 -w -fno-asynchronous-unwind-tables -c "$in" -o "$dir/$name-clang5-O1.o"
 	"$gcc" -g -O2 -fPIC -shared -nostdlib $small "$in" -o "$dir/$name-gcc5-O2.so"
 done
+"$clang" --target=s390x-linux-gnu -g -O1 -w -c "$src/shapes.c" -o "$dir/shapes-clang5-s390x.o"
+"$clang" --target=i686-linux-gnu -g -gdwarf-4 -O1 -w -c "$src/functions.c" \
+	-o "$dir/functions-clang4-i686.o"
 "$gcc" -g -O0 -gz=zlib -w -fno-asynchronous-unwind-tables -c "$src/functions.c" \
 	-o "$dir/functions-gcc5-zlib.o"
 "$gcc" -g -O0 -gz=zlib-gnu -w -fno-asynchronous-unwind-tables -c "$src/shapes.c" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bad-dwarf.sh [--loader NAME] PROGRAM: broken DWARF, made at test time from a DWARF test program and from
-# PROGRAM.o (its units linked with -r, read through libdwfl): no DWARF at all, .debug_info cut in
+# PROGRAM.o (its units linked with -r, relocated in memory): no DWARF at all, .debug_info cut in
 # the middle of a unit, a unit longer than its section, an unknown DW_FORM in an abbreviation,
 # garbage sections, and btforge-mutate's corruptions of the whole ELF. Each must either fail
 # with exit 1, exactly one line `btforge: error: FILE: ...` (naming the unit or DIE offset where
@@ -146,7 +146,7 @@ for compiler in gcc:4 clang-19:5; do
     while read -r index; do
         for value in 0xffffffffffffffff 0xfffffffffffffffe; do
             v=$(variant "$object" "offsets-$cc-reloc-$index-$value.o")
-            "$DWARF_PATCH" "$v" addend .rela.debug_info "$index" "$value"
+            "$DWARF_PATCH" "$v" rela .rela.debug_info "$index" addend "$value"
             check "$v" any
             patched=$((patched + 1))
         done
@@ -158,5 +158,21 @@ for compiler in gcc:4 clang-19:5; do
             n++
         }')
     [ "$patched" -gt 0 ] || fail "$cc: no relocation into another DWARF section to patch"
+    # A relocation the libdw loader does not apply itself goes to libdwfl, which refuses one
+    # outside its section or naming no symbol, and leaves a type it does not know
+    # (R_X86_64_PC32 here) unapplied: a wrong offset in a DWARF section is refused, a wrong
+    # address read. LLVM skips what it cannot apply, with a warning.
+    refused=fail
+    [ "$loader" = dwarf ] || refused=any
+    info=$(readelf -r -W "$object" | awk '/^Relocation section .\.rela\.debug_info/ { getline; getline; print "0x" $2; exit }')
+    v=$(variant "$object" "offsets-$cc-reloc-outside.o")
+    "$DWARF_PATCH" "$v" rela .rela.debug_info 0 offset 0xffffff
+    check "$v" $refused
+    v=$(variant "$object" "offsets-$cc-reloc-no-symbol.o")
+    "$DWARF_PATCH" "$v" rela .rela.debug_info 0 info $(((0xfffff << 32) | (info & 0xffffffff)))
+    check "$v" $refused
+    v=$(variant "$object" "offsets-$cc-reloc-pc32.o")
+    "$DWARF_PATCH" "$v" rela .rela.debug_info 0 info $(((info & ~0xffffffff) | 2))
+    check "$v" any
 done
 echo "$rejected broken inputs rejected cleanly, $accepted still readable and accepted"

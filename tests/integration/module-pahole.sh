@@ -7,7 +7,8 @@
 #    arrays spelt as the base spells them; a type only pahole has must be one it repeated from
 #    the base (libbpf's dedup gives up on some), never one btforge lacks;
 #  - every FUNC only one side has, or that differs, is explained (docs/kernel-build.md);
-#  - -j1 and -j2 give byte-identical output, and so does the base given as raw BTF.
+#  - -j1 and -j2 give byte-identical output, and so does the base given as raw BTF;
+#  - the module's bytes are unchanged (its DWARF is relocated in memory).
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1 module=$2
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
@@ -24,12 +25,15 @@ if ! section_bytes "$vmlinux" .BTF "$work/base.btf"; then
     base=$work/base.btf
 fi
 
+module_sum=$(sha256sum < "$module")
 convert() { # jobs output
     "$BTFORGE" --quiet -j "$1" convert -B "$base" "$module" -o "$2" --report-skipped "$2.skipped.json"
 }
 convert 2 "$work/ours.btf"
 convert 1 "$work/j1.btf"
 cmp "$work/ours.btf" "$work/j1.btf" || fail "-j1 output differs from -j2"
+# Its DWARF was relocated in a private mapping: the file itself is never written.
+[ "$(sha256sum < "$module")" = "$module_sum" ] || fail "converting it changed $module"
 "$BTF_ORACLE" parse "$work/ours.btf" "$base" || fail "libbpf rejects the output as split BTF"
 # The base as raw BTF (what /sys/kernel/btf/vmlinux is) gives the same output as the ELF.
 "$BTFORGE" --quiet convert -B "$work/base.btf" "$module" -o "$work/raw-base.btf"

@@ -4,7 +4,9 @@
 //   unit-length                the first .debug_info unit claims more bytes than the section has
 //   form TAG FORM              the first abbreviation of tag TAG: its first attribute gets FORM
 //   garbage SECTION KEEP SEED  every byte of SECTION after the first KEEP is random
-//   addend SECTION INDEX VALUE the addend of relocation INDEX in the RELA section SECTION
+//   rela SECTION INDEX FIELD VALUE
+//                              FIELD (offset, info or addend) of relocation INDEX in the RELA
+//                              section SECTION
 //   type-offset SECTION        the type_offset of the type unit the first section SECTION opens
 //                              points past that unit's end, into whatever follows (DWARF32)
 #include <cstdint>
@@ -107,7 +109,7 @@ size_t formOffset(const std::vector<uint8_t>& elf, const Section& abbrev, uint64
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: dwarf-patch FILE truncate|unit-length|form|garbage|addend|"
+        std::fprintf(stderr, "usage: dwarf-patch FILE truncate|unit-length|form|garbage|rela|"
                              "type-offset ...\n");
         return 2;
     }
@@ -138,12 +140,16 @@ int main(int argc, char** argv) {
         std::mt19937_64 rng(number(5));
         for (uint64_t i = number(4); i < s.size; ++i)
             store<uint8_t>(elf, s.offset + i, static_cast<uint8_t>(rng()));
-    } else if (command == "addend" && argc == 6) {
+    } else if (command == "rela" && argc == 7) {
         Section s = findSection(elf, argv[3]);
         constexpr uint64_t kRelaSize = 24; // Elf64_Rela: offset, info, addend
         if (number(4) >= s.size / kRelaSize)
             fail("no relocation " + std::to_string(number(4)) + " in " + argv[3]);
-        store<uint64_t>(elf, s.offset + number(4) * kRelaSize + 16, number(5));
+        const std::string_view field = argv[5];
+        const uint64_t at = field == "offset" ? 0 : field == "info" ? 8 : field == "addend" ? 16 : 1;
+        if (at == 1)
+            fail("no relocation field " + std::string(field));
+        store<uint64_t>(elf, s.offset + number(4) * kRelaSize + at, number(6));
     } else if (command == "type-offset" && argc == 4) {
         Section s = findSection(elf, argv[3]);
         const auto length = load<uint32_t>(elf, s.offset);

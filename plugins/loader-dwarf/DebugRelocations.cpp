@@ -1,0 +1,307 @@
+// Relocating the DWARF sections of a relocatable object in place (DebugRelocations.h).
+#include "DebugRelocations.h"
+
+#include "btforge/dwarf/DwarfSections.h"
+
+#include <bit>
+#include <cstring>
+#include <span>
+#include <string_view>
+
+namespace btforge::dwarf {
+namespace {
+
+// Where the layout starts: DWARF's address 0 (a discarded function) must lie in no section.
+constexpr uint64_t kLayoutBase = 0x10000;
+
+// A relocation type libdwfl's backend for its machine applies: the symbol's value plus the
+// addend stored in `width` bytes, or (RISC-V's label differences, `sign` ±1) added to or
+// subtracted from what is there. What compilers emit for DWARF's addresses, offsets and lengths;
+// for the other types (MIPS's composed ones, RISC-V's 6-bit and ULEB128 ones) libdwfl decides.
+struct KnownRelocation {
+    unsigned machine = 0;
+    unsigned type = 0;
+    unsigned width = 0;
+    int sign = 0;
+};
+
+constexpr KnownRelocation kKnownRelocations[] = {
+    {EM_X86_64, R_X86_64_64, 8, 0},      {EM_X86_64, R_X86_64_32, 4, 0},
+    {EM_X86_64, R_X86_64_32S, 4, 0},     {EM_386, R_386_32, 4, 0},
+    {EM_AARCH64, R_AARCH64_ABS64, 8, 0}, {EM_AARCH64, R_AARCH64_ABS32, 4, 0},
+    {EM_AARCH64, R_AARCH64_ABS16, 2, 0}, {EM_ARM, R_ARM_ABS32, 4, 0},
+    {EM_S390, R_390_64, 8, 0},           {EM_S390, R_390_32, 4, 0},
+    {EM_S390, R_390_16, 2, 0},           {EM_S390, R_390_8, 1, 0},
+    {EM_PPC64, R_PPC64_ADDR64, 8, 0},    {EM_PPC64, R_PPC64_UADDR64, 8, 0},
+    {EM_PPC64, R_PPC64_ADDR32, 4, 0},    {EM_PPC64, R_PPC64_UADDR32, 4, 0},
+    {EM_PPC, R_PPC_ADDR32, 4, 0},        {EM_PPC, R_PPC_UADDR32, 4, 0},
+    {EM_LOONGARCH, R_LARCH_64, 8, 0},    {EM_LOONGARCH, R_LARCH_32, 4, 0},
+    {EM_RISCV, R_RISCV_64, 8, 0},        {EM_RISCV, R_RISCV_32, 4, 0},
+    {EM_RISCV, R_RISCV_SET32, 4, 0},     {EM_RISCV, R_RISCV_SET16, 2, 0},
+    {EM_RISCV, R_RISCV_SET8, 1, 0},      {EM_RISCV, R_RISCV_ADD64, 8, 1},
+    {EM_RISCV, R_RISCV_SUB64, 8, -1},    {EM_RISCV, R_RISCV_ADD32, 4, 1},
+    {EM_RISCV, R_RISCV_SUB32, 4, -1},    {EM_RISCV, R_RISCV_ADD16, 2, 1},
+    {EM_RISCV, R_RISCV_SUB16, 2, -1},
+};
+
+// A relocated field of `width` bytes in the file's byte order; `swap` when it is not the host's.
+template <class T> T swapped(T value, bool swap) {
+    if (!swap)
+        return value;
+    if constexpr (sizeof(T) == 8)
+        return __builtin_bswap64(value);
+    else if constexpr (sizeof(T) == 4)
+        return __builtin_bswap32(value);
+    else if constexpr (sizeof(T) == 2)
+        return __builtin_bswap16(value);
+    else
+        return value;
+}
+
+template <class T> uint64_t loadAs(const uint8_t* at, bool swap) {
+    T value;
+    std::memcpy(&value, at, sizeof(T));
+    return swapped(value, swap);
+}
+
+template <class T> void storeAs(uint8_t* at, bool swap, uint64_t value) {
+    const T field = swapped(static_cast<T>(value), swap);
+    std::memcpy(at, &field, sizeof(T));
+}
+
+uint64_t load(const uint8_t* at, unsigned width, bool swap) {
+    switch (width) {
+    case 8:
+        return loadAs<uint64_t>(at, swap);
+    case 4:
+        return loadAs<uint32_t>(at, swap);
+    case 2:
+        return loadAs<uint16_t>(at, swap);
+    default:
+        return *at;
+    }
+}
+
+void store(uint8_t* at, unsigned width, bool swap, uint64_t value) {
+    switch (width) {
+    case 8:
+        return storeAs<uint64_t>(at, swap, value);
+    case 4:
+        return storeAs<uint32_t>(at, swap, value);
+    case 2:
+        return storeAs<uint16_t>(at, swap, value);
+    default:
+        *at = static_cast<uint8_t>(value);
+    }
+}
+
+// The entries of a relocation section and the symbols they name, as libelf gives them (in the
+// host's byte order); copied out one at a time, since a hostile file's data may be unaligned.
+template <class T> T entry(const Elf_Data* data, size_t index) {
+    T value;
+    std::memcpy(&value, static_cast<const char*>(data->d_buf) + index * sizeof(T), sizeof(T));
+    return value;
+}
+
+template <class T> size_t entryCount(const Elf_Data* data) {
+    return data && data->d_buf ? data->d_size / sizeof(T) : 0;
+}
+
+struct ElfClass32 {
+    using Rel = Elf32_Rel;
+    using Rela = Elf32_Rela;
+    using Sym = Elf32_Sym;
+    static unsigned type(Elf32_Word info) { return ELF32_R_TYPE(info); }
+    static unsigned symbol(Elf32_Word info) { return ELF32_R_SYM(info); }
+};
+
+struct ElfClass64 {
+    using Rel = Elf64_Rel;
+    using Rela = Elf64_Rela;
+    using Sym = Elf64_Sym;
+    static unsigned type(Elf64_Xword info) { return ELF64_R_TYPE(info); }
+    static unsigned symbol(Elf64_Xword info) { return ELF64_R_SYM(info); }
+};
+
+// Whether the file bytes [offset, offset + size) overlap the ELF header or a header table, which
+// libelf may read from the same mapping: writing there would change what it reads.
+bool overlapsHeaders(Elf* elf, const GElf_Ehdr& ehdr, const GElf_Shdr& shdr) {
+    const uint64_t begin = shdr.sh_offset;
+    const uint64_t end = shdr.sh_offset + shdr.sh_size;
+    auto overlaps = [&](uint64_t tableBegin, uint64_t tableEnd) {
+        return tableBegin < end && begin < tableEnd;
+    };
+    size_t sections = 0;
+    size_t programs = 0;
+    if (elf_getshdrnum(elf, &sections) != 0 || elf_getphdrnum(elf, &programs) != 0)
+        return true;
+    return end < begin || overlaps(0, gelf_fsize(elf, ELF_T_EHDR, 1, EV_CURRENT)) ||
+           overlaps(ehdr.e_shoff,
+                    ehdr.e_shoff + sections * gelf_fsize(elf, ELF_T_SHDR, 1, EV_CURRENT)) ||
+           (programs &&
+            overlaps(ehdr.e_phoff,
+                     ehdr.e_phoff + programs * gelf_fsize(elf, ELF_T_PHDR, 1, EV_CURRENT)));
+}
+
+class Relocator {
+public:
+    Relocator(Elf* elf, const GElf_Ehdr& ehdr) : elf_(elf), ehdr_(ehdr) {
+        swap_ = (ehdr.e_ident[EI_DATA] == ELFDATA2MSB) != (std::endian::native == std::endian::big);
+        // The machine's types by number, looked up once per relocation.
+        for (const KnownRelocation& known : kKnownRelocations) {
+            if (known.machine != ehdr.e_machine)
+                continue;
+            if (kinds_.size() <= known.type)
+                kinds_.resize(known.type + 1);
+            kinds_[known.type] = known;
+        }
+    }
+
+    // Assigns the allocated sections their addresses and finds the symbol table.
+    bool layOut() {
+        size_t count = 0;
+        if (elf_getshdrnum(elf_, &count) != 0)
+            return false;
+        addresses_.assign(count, 0);
+        uint64_t end = kLayoutBase;
+        for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn; scn = elf_nextscn(elf_, scn)) {
+            GElf_Shdr shdr;
+            if (!gelf_getshdr(scn, &shdr))
+                return false;
+            if (shdr.sh_type == SHT_SYMTAB) {
+                if (symbols_ || (shdr.sh_flags & SHF_COMPRESSED))
+                    return false; // which table libdwfl would take is its business
+                symbols_ = elf_getdata(scn, nullptr);
+                if (!symbols_)
+                    return false;
+            }
+            if (shdr.sh_type == SHT_SYMTAB_SHNDX)
+                return false; // more sections than a symbol's index can name
+            if (!(shdr.sh_flags & SHF_ALLOC))
+                continue;
+            const uint64_t align = shdr.sh_addralign ? shdr.sh_addralign : 1;
+            const uint64_t start = (end + align - 1) & ~(align - 1);
+            if (!std::has_single_bit(align) || start < end || start + shdr.sh_size < start)
+                return false;
+            addresses_[elf_ndxscn(scn)] = start;
+            end = start + shdr.sh_size;
+        }
+        return true;
+    }
+
+    // Applies the relocation section `scn` if its target is a DWARF section libdw reads.
+    template <class Class> bool apply(Elf_Scn* scn, const GElf_Shdr& shdr, size_t shstrndx) {
+        GElf_Shdr target;
+        Elf_Scn* targetScn = elf_getscn(elf_, shdr.sh_info);
+        const char* name = targetScn && gelf_getshdr(targetScn, &target)
+                               ? elf_strptr(elf_, shstrndx, target.sh_name)
+                               : nullptr;
+        if (!name)
+            return false;
+        if (dwarfSectionKind(name) == DwarfSection::NotRead)
+            return true;
+        if ((target.sh_flags & SHF_COMPRESSED) || std::string_view(name).starts_with(".zdebug") ||
+            (shdr.sh_flags & SHF_COMPRESSED))
+            return false;
+        if (target.sh_type == SHT_NOBITS || target.sh_size == 0)
+            return true;
+        if (overlapsHeaders(elf_, ehdr_, target) || overlapsHeaders(elf_, ehdr_, shdr))
+            return false;
+        Elf_Data* data = elf_getdata(targetScn, nullptr);
+        const Elf_Data* relocations = elf_getdata(scn, nullptr);
+        if (!data || !data->d_buf || !relocations)
+            return false;
+        std::span<uint8_t> bytes(static_cast<uint8_t*>(data->d_buf), data->d_size);
+        if (shdr.sh_type == SHT_RELA) {
+            for (size_t i = 0, n = entryCount<typename Class::Rela>(relocations); i < n; ++i) {
+                auto r = entry<typename Class::Rela>(relocations, i);
+                if (!relocate<Class>(bytes, r.r_offset, r.r_info, uint64_t(r.r_addend), false))
+                    return false;
+            }
+        } else {
+            for (size_t i = 0, n = entryCount<typename Class::Rel>(relocations); i < n; ++i) {
+                auto r = entry<typename Class::Rel>(relocations, i);
+                if (!relocate<Class>(bytes, r.r_offset, r.r_info, 0, true))
+                    return false;
+            }
+        }
+        return true;
+    }
+
+    std::vector<uint64_t> takeAddresses() { return std::move(addresses_); }
+
+private:
+    // Stores symbol + addend at `offset` (RELA; a label difference adds or subtracts it), or
+    // adds the symbol to what is there (REL).
+    template <class Class>
+    bool relocate(std::span<uint8_t> bytes, uint64_t offset, uint64_t info, uint64_t addend,
+                  bool inPlaceAddend) {
+        const unsigned type = Class::type(info);
+        if (type == 0)
+            return true; // R_*_NONE: left where a discarded section was referred to
+        if (type >= kinds_.size() || kinds_[type].width == 0)
+            return false;
+        const unsigned width = kinds_[type].width;
+        const int sign = kinds_[type].sign;
+        if ((sign != 0 && inPlaceAddend) || offset > bytes.size() || bytes.size() - offset < width)
+            return false;
+        uint64_t value = 0;
+        if (const unsigned index = Class::symbol(info); index != STN_UNDEF) {
+            if (index >= entryCount<typename Class::Sym>(symbols_))
+                return false;
+            auto symbol = entry<typename Class::Sym>(symbols_, index);
+            const unsigned section = symbol.st_shndx;
+            value = symbol.st_value;
+            if (section != SHN_ABS) {
+                if (section == SHN_UNDEF || section >= SHN_LORESERVE ||
+                    section >= addresses_.size())
+                    return false; // resolved against other modules, or special: libdwfl's
+                value += addresses_[section];
+            }
+        }
+        uint8_t* at = bytes.data() + offset;
+        if (inPlaceAddend)
+            value += load(at, width, swap_);
+        else if (sign != 0)
+            value = load(at, width, swap_) + (sign > 0 ? value + addend : -(value + addend));
+        else
+            value += addend;
+        store(at, width, swap_, value);
+        return true;
+    }
+
+    Elf* elf_;
+    const GElf_Ehdr& ehdr_;
+    bool swap_ = false; // the file's byte order is not the host's
+    const Elf_Data* symbols_ = nullptr;
+    std::vector<uint64_t> addresses_;
+    std::vector<KnownRelocation> kinds_; // width 0: a type left to libdwfl
+};
+
+} // namespace
+
+std::optional<std::vector<uint64_t>> relocateDebugSections(Elf* elf) {
+    GElf_Ehdr ehdr;
+    size_t shstrndx = 0;
+    if (!gelf_getehdr(elf, &ehdr) || ehdr.e_type != ET_REL ||
+        elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return std::nullopt;
+    Relocator relocator(elf, ehdr);
+    if (!relocator.layOut())
+        return std::nullopt;
+    const bool is64 = ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr))
+            return std::nullopt;
+        if ((shdr.sh_type != SHT_REL && shdr.sh_type != SHT_RELA) || shdr.sh_size == 0)
+            continue;
+        bool applied = is64 ? relocator.apply<ElfClass64>(scn, shdr, shstrndx)
+                            : relocator.apply<ElfClass32>(scn, shdr, shstrndx);
+        if (!applied)
+            return std::nullopt;
+    }
+    return relocator.takeAddresses();
+}
+
+} // namespace btforge::dwarf
