@@ -146,7 +146,10 @@ int main(int argc, char** argv) {
         if (number(4) >= s.size / kRelaSize)
             fail("no relocation " + std::to_string(number(4)) + " in " + argv[3]);
         const std::string_view field = argv[5];
-        const uint64_t at = field == "offset" ? 0 : field == "info" ? 8 : field == "addend" ? 16 : 1;
+        const uint64_t at = field == "offset"   ? 0
+                            : field == "info"   ? 8
+                            : field == "addend" ? 16
+                                                : 1;
         if (at == 1)
             fail("no relocation field " + std::string(field));
         store<uint64_t>(elf, s.offset + number(4) * kRelaSize + at, number(6));
