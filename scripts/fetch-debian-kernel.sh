@@ -28,7 +28,9 @@ amd64)
     ;;
 arm64)
     version=6.1.0-56-cloud-arm64
-    modules=(fs/xfs/xfs net/netfilter/nf_tables)
+    # nf_dup_netdev: its empty .data lies at .data..percpu's address, where libdwfl's lookup
+    # of a section by address answered .data for the module's per-CPU variable.
+    modules=(fs/xfs/xfs net/netfilter/nf_tables net/netfilter/nf_dup_netdev)
     ;;
 s390x)
     version=6.1.0-47-s390x
