@@ -296,7 +296,8 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     if (!module_)
         ::close(fd);
     dwfl_report_end(dwfl_, nullptr, nullptr);
-    dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias_) : nullptr;
+    Dwarf_Addr bias = 0; // where libdwfl placed the file: in its section headers' addresses too
+    dwarf_ = module_ ? dwfl_module_getdwarf(module_, &bias) : nullptr;
     if (!dwarf_) {
         std::string why = orUnknown(dwfl_errmsg(-1));
         if (isUnknownMachine(why)) {
@@ -317,6 +318,15 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     Elf* elf = dwarf_getelf(dwarf_); // relocated by now
     if (auto relocated = checkRelocated(elf); !relocated)
         return relocated;
+    // The sections as libdwfl laid them out (it writes a relocatable file's addresses into its
+    // headers). Not libdwfl's own lookup by address: it answers an empty section that shares an
+    // address with the next one, and relocates the section it answers.
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        if (gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_ALLOC))
+            sections_.add(shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn)));
+    }
+    sections_.sort();
     if (join_)
         return joinSections(elf);
     return {};
@@ -664,15 +674,7 @@ void LibdwUnitReader::dropPages(uint64_t begin, uint64_t end) const {
 }
 
 std::optional<SectionOffset> LibdwUnitReader::locate(uint64_t dwarfAddress) const {
-    if (!dwfl_)
-        return sections_.locate(dwarfAddress);
-    // libdwfl knows where it placed each section of a relocatable file.
-    Dwarf_Addr address = dwarfAddress + bias_;
-    Dwarf_Addr bias = 0;
-    Elf_Scn* scn = dwfl_module_address_section(module_, &address, &bias);
-    if (!scn)
-        return std::nullopt;
-    return SectionOffset{static_cast<uint32_t>(elf_ndxscn(scn)), address};
+    return sections_.locate(dwarfAddress);
 }
 
 bool LibdwUnitReader::isPartialUnit(size_t index) const {

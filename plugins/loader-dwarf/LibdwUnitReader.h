@@ -99,7 +99,6 @@ private:
     Dwfl* dwfl_ = nullptr; // libdwfl mode
     Dwfl_Module* module_ = nullptr;
     Dwarf* dwarf_ = nullptr;
-    Dwarf_Addr bias_ = 0; // where libdwfl placed the file; DWARF addresses do not include it
     // Some DWARF section is in a COMDAT group, or shares its name with another: libdw reads a
     // joined copy (surveySections).
     bool join_ = false;
@@ -107,7 +106,7 @@ private:
     int joinedFd_ = -1;
     Elf* joinedElf_ = nullptr;
     Dwarf* joined_ = nullptr;
-    SectionAddresses sections_; // direct mode: for locate()
+    SectionAddresses sections_; // the allocated sections at their addresses, for locate()
     // Direct mode: .debug_info inside the read-only file mapping, whose pages may be dropped.
     const char* info_ = nullptr;
     size_t infoSize_ = 0;
