@@ -157,7 +157,8 @@ public:
         }
     }
 
-    // Assigns the allocated sections their addresses and finds the symbol table.
+    // Assigns the allocated sections their addresses, written into their headers as libdwfl
+    // writes its layout, and finds the symbol table.
     bool layOut() {
         size_t count = 0;
         if (elf_getshdrnum(elf_, &count) != 0)
@@ -185,6 +186,9 @@ public:
                 return false;
             addresses_[elf_ndxscn(scn)] = start;
             end = start + shdr.sh_size;
+            shdr.sh_addr = start;
+            if (!gelf_update_shdr(scn, &shdr))
+                return false;
         }
         return true;
     }
@@ -227,8 +231,6 @@ public:
         }
         return true;
     }
-
-    std::vector<uint64_t> takeAddresses() { return std::move(addresses_); }
 
 private:
     // Stores symbol + addend at `offset` (RELA; a label difference adds or subtracts it), or
@@ -280,28 +282,28 @@ private:
 
 } // namespace
 
-std::optional<std::vector<uint64_t>> relocateDebugSections(Elf* elf) {
+bool relocateDebugSections(Elf* elf) {
     GElf_Ehdr ehdr;
     size_t shstrndx = 0;
     if (!gelf_getehdr(elf, &ehdr) || ehdr.e_type != ET_REL ||
         elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return std::nullopt;
+        return false;
     Relocator relocator(elf, ehdr);
     if (!relocator.layOut())
-        return std::nullopt;
+        return false;
     const bool is64 = ehdr.e_ident[EI_CLASS] == ELFCLASS64;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
         if (!gelf_getshdr(scn, &shdr))
-            return std::nullopt;
+            return false;
         if ((shdr.sh_type != SHT_REL && shdr.sh_type != SHT_RELA) || shdr.sh_size == 0)
             continue;
         bool applied = is64 ? relocator.apply<ElfClass64>(scn, shdr, shstrndx)
                             : relocator.apply<ElfClass32>(scn, shdr, shstrndx);
         if (!applied)
-            return std::nullopt;
+            return false;
     }
-    return relocator.takeAddresses();
+    return true;
 }
 
 } // namespace btforge::dwarf

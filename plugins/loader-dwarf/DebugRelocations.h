@@ -9,17 +9,12 @@
 
 #include <gelf.h>
 
-#include <cstdint>
-#include <optional>
-#include <vector>
-
 namespace btforge::dwarf {
 
 // Lays the allocated sections of `elf` (ET_REL, opened ELF_C_READ_MMAP_PRIVATE so that writes
-// stay private) out one after another and applies the relocations of the DWARF sections libdw
-// reads for the rules (not .debug_line nor .debug_frame). Returns each section's address in that
-// layout, by section index (0 for those not allocated), which DWARF addresses now refer to; nullopt
-// when libdwfl must relocate.
-std::optional<std::vector<uint64_t>> relocateDebugSections(Elf* elf);
+// stay private) out one after another, their addresses written into their headers (which DWARF
+// addresses then refer to), and applies the relocations of the DWARF sections libdw reads for the
+// rules (not .debug_line nor .debug_frame). False when libdwfl must relocate.
+bool relocateDebugSections(Elf* elf);
 
 } // namespace btforge::dwarf

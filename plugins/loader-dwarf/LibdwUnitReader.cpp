@@ -120,6 +120,21 @@ int findNoDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, 
 
 namespace {
 
+// The allocated sections of `elf` at the addresses its headers give: the linker's, or the layout
+// libdwfl or DebugRelocations wrote into a relocatable file's headers. Not libdwfl's own lookup
+// by address, which answers an empty section sharing an address with the next one, and
+// relocates the section it answers.
+SectionAddresses allocatedSections(Elf* elf) {
+    SectionAddresses sections;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        if (gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_ALLOC))
+            sections.add(shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn)));
+    }
+    sections.sort();
+    return sections;
+}
+
 // Gives back the resident pages of the read-only file mapping in [begin, end).
 void giveBack(const char* begin, const char* end) {
     dropFilePages(std::as_bytes(std::span(begin, end)));
@@ -231,11 +246,11 @@ bool LibdwUnitReader::openDirect() {
         return false;
     // A relocatable object's DWARF is relocated here, in a private writable mapping (written
     // pages become copies), or else by libdwfl.
-    std::optional<std::vector<uint64_t>> layout;
-    if (ehdr.e_type == ET_REL) {
+    const bool relocated = ehdr.e_type == ET_REL;
+    if (relocated) {
         elf_end(elf_);
         elf_ = elf_begin(fd_, ELF_C_READ_MMAP_PRIVATE, nullptr);
-        if (!elf_ || !(layout = relocateDebugSections(elf_)))
+        if (!elf_ || !relocateDebugSections(elf_))
             return false;
     }
     size_t fileSize = 0;
@@ -244,10 +259,6 @@ bool LibdwUnitReader::openDirect() {
         GElf_Shdr shdr;
         if (!gelf_getshdr(scn, &shdr))
             return false;
-        const size_t index = elf_ndxscn(scn);
-        if (shdr.sh_flags & SHF_ALLOC)
-            sections_.add(layout ? (*layout)[index] : shdr.sh_addr, shdr.sh_size,
-                          static_cast<uint32_t>(index));
         const char* name = elf_strptr(elf_, shstrndx, shdr.sh_name);
         if (!name || std::string_view(name) != ".debug_info" || (shdr.sh_flags & SHF_COMPRESSED))
             continue;
@@ -259,13 +270,13 @@ bool LibdwUnitReader::openDirect() {
             infoSize_ = data->d_size;
         }
     }
-    sections_.sort();
+    sections_ = allocatedSections(elf_);
     dwarf_ = info_ ? dwarf_begin_elf(elf_, DWARF_C_READ, nullptr) : nullptr;
-    if (dwarf_ && !layout) {
+    if (dwarf_ && !relocated) {
         file_ = file;
         fileSize_ = fileSize;
     }
-    if (layout)
+    if (relocated)
         info_ = nullptr; // dropping relocated pages would read them back unrelocated
     return dwarf_ != nullptr;
 }
@@ -318,15 +329,7 @@ Expected<void> LibdwUnitReader::openThroughDwfl() {
     Elf* elf = dwarf_getelf(dwarf_); // relocated by now
     if (auto relocated = checkRelocated(elf); !relocated)
         return relocated;
-    // The sections as libdwfl laid them out (it writes a relocatable file's addresses into its
-    // headers). Not libdwfl's own lookup by address: it answers an empty section that shares an
-    // address with the next one, and relocates the section it answers.
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        if (gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_ALLOC))
-            sections_.add(shdr.sh_addr, shdr.sh_size, static_cast<uint32_t>(elf_ndxscn(scn)));
-    }
-    sections_.sort();
+    sections_ = allocatedSections(elf);
     if (join_)
         return joinSections(elf);
     return {};
