@@ -3,6 +3,7 @@
 #include "../ir/TypeWalk.h"
 #include "TypeLabel.h"
 #include "support/Cycles.h"
+#include "support/PerBase.h"
 
 #include <unordered_set>
 #include <utility>
@@ -66,6 +67,14 @@ std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, TypeId id) {
 
 uint64_t BaseIndex::nameKey(Kind kind, ir::StrId name) {
     return hashing::combine(static_cast<uint64_t>(kind), name);
+}
+
+std::shared_ptr<const BaseIndex> BaseIndex::of(const std::shared_ptr<const ir::TypeGraph>& base) {
+    static support::PerBase<BaseIndex> built;
+    return built.get(base, [](const ir::TypeGraph& graph) {
+        BaseWorld world(graph); // labels for the checks only: each merge reads its own
+        return BaseIndex(graph, world);
+    });
 }
 
 bool BaseIndex::foundByName(const ir::TypeGraph& graph, TypeId id) {

@@ -23,6 +23,7 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -39,6 +40,9 @@ public:
     // Reads labels through `world` for its checks. The indexes are whole even when the base is
     // not minimal.
     BaseIndex(const ir::TypeGraph& base, BaseWorld& world);
+    // The index of `base`, built once while that base lives (support/PerBase.h): the merges of a
+    // batch conversion share it.
+    static std::shared_ptr<const BaseIndex> of(const std::shared_ptr<const ir::TypeGraph>& base);
 
     // Whether `id` of `graph` is found by name (else by shape).
     static bool foundByName(const ir::TypeGraph& graph, ir::TypeId id);

@@ -99,7 +99,7 @@ GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph, bool lazyB
         return;
     }
     baseWorld = std::make_unique<BaseWorld>(*base);
-    baseIndex = std::make_unique<BaseIndex>(*base, *baseWorld);
+    baseIndex = BaseIndex::of(base);
     if (lazyBase && baseIndex->minimal()) {
         lazy = true;
         worldFirst = firstOwn;

@@ -132,9 +132,9 @@ struct GraphMerger::State {
     Declarations declarations = Declarations::ByContext;
     ir::TypeGraph merged; // over `base`
     ir::TypeId firstOwn;
-    std::vector<ir::TypeId> baseRep;      // base id -> smallest equivalent base id; empty: itself
-    std::unique_ptr<BaseIndex> baseIndex; // over a base
-    std::unique_ptr<BaseWorld> baseWorld; // over a lazy base
+    std::vector<ir::TypeId> baseRep; // base id -> smallest equivalent base id; empty: itself
+    std::shared_ptr<const BaseIndex> baseIndex; // over a base (BaseIndex::of)
+    std::unique_ptr<BaseWorld> baseWorld;       // over a lazy base
     bool lazy = false;
     std::vector<uint8_t> baseMatched; // by base id: a unit type was found to be it (--stats)
     // Enum declarations units resolved to the base's definition early (name, size; see

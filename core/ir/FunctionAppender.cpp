@@ -2,30 +2,71 @@
 
 #include "support/Hash.h"
 #include "support/HashIndex.h"
+#include "support/PerBase.h"
 
-#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 namespace btforge::ir {
+namespace {
+
+uint64_t protoHash(TypeId returnType, std::span<const Param> params) {
+    uint64_t h = hashing::combine(returnType, params.size());
+    for (const Param& param : params)
+        h = hashing::combine(h, param.type);
+    return h;
+}
+
+bool sameProto(const TypeGraph& graph, TypeId id, TypeId returnType,
+               std::span<const Param> params) {
+    auto p = graph.getAs<FuncProtoType>(id);
+    if (p.returnType != returnType || p.params.size() != params.size())
+        return false;
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (p.params[i].type != params[i].type ||
+            graph.str(p.params[i].name) != graph.str(params[i].name))
+            return false;
+    }
+    return true;
+}
+
+// The smallest of `index`'s prototypes equal to this one, else void.
+TypeId findProto(const TypeGraph& graph, const support::HashIndex& index, uint64_t hash,
+                 TypeId returnType, std::span<const Param> params) {
+    TypeId found = kVoidType;
+    index.forEach(hash, [&](TypeId id) {
+        if ((found == kVoidType || id < found) && sameProto(graph, id, returnType, params))
+            found = id;
+        return false;
+    });
+    return found;
+}
+
+} // namespace
+
+struct FunctionAppender::BaseFunctions {
+    explicit BaseFunctions(const TypeGraph& base);
+
+    support::HashIndex protos;
+    // Chains in id order: the first id of each base type, then the next of each FUNC or
+    // DECL_TAG.
+    std::vector<TypeId> functionsOf;
+    std::vector<TypeId> tagsOf;
+    std::vector<TypeId> nextOfSameTarget;
+};
 
 struct FunctionAppender::Prototypes {
     support::HashIndex index;
 };
 
-FunctionAppender::FunctionAppender(TypeGraph& graph)
-    : graph_(graph), protos_(std::make_unique<Prototypes>()) {
-    const TypeId firstOwn = graph.firstId();
-    if (firstOwn > 1) {
-        baseFunctionsOf_.assign(firstOwn, kVoidType);
-        baseTagsOf_.assign(firstOwn, kVoidType);
-        nextOfSameTarget_.assign(firstOwn, kVoidType);
-    }
-    // One pass over the graph and its base, last id first so that each chain is in id order:
-    // prototypes to share, and the base's FUNCs and DECL_TAGs that new ones may turn out to be.
-    // Each graph of the chain is walked over its own types: a base's read through the graph
-    // above it went through two lookups per type.
-    protos_->index.reserve(graph.endId() / 4);
-    for (const TypeGraph* g = &graph; g; g = g->base()) {
+FunctionAppender::BaseFunctions::BaseFunctions(const TypeGraph& base)
+    : functionsOf(base.endId(), kVoidType), tagsOf(base.endId(), kVoidType),
+      nextOfSameTarget(base.endId(), kVoidType) {
+    // One pass, last id first so that each chain is in id order. Each graph of the chain is
+    // walked over its own types: a base's read through the graph above it went through two
+    // lookups per type.
+    protos.reserve(base.endId() / 4);
+    for (const TypeGraph* g = &base; g; g = g->base()) {
         for (TypeId id = g->endId() - 1; id >= g->firstId() && id > kVoidType; --id) {
             const Kind kind = g->kind(id);
             if (kind != Kind::FuncProto && kind != Kind::Func && kind != Kind::DeclTag)
@@ -33,16 +74,16 @@ FunctionAppender::FunctionAppender(TypeGraph& graph)
             g->visit(id, [&](const auto& t) {
                 using T = std::decay_t<decltype(t)>;
                 if constexpr (std::is_same_v<T, FuncProtoType>) {
-                    protos_->index.insert(protoHash(t.returnType, t.params), id);
+                    protos.insert(protoHash(t.returnType, t.params), id);
                 } else if constexpr (std::is_same_v<T, FuncType>) {
-                    if (id < firstOwn && !t.address && t.proto < firstOwn) {
-                        nextOfSameTarget_[id] = baseFunctionsOf_[t.proto];
-                        baseFunctionsOf_[t.proto] = id;
+                    if (!t.address) {
+                        nextOfSameTarget[id] = functionsOf[t.proto];
+                        functionsOf[t.proto] = id;
                     }
                 } else if constexpr (std::is_same_v<T, DeclTagType>) {
-                    if (id < firstOwn && !t.kindFlag && t.type < firstOwn) {
-                        nextOfSameTarget_[id] = baseTagsOf_[t.type];
-                        baseTagsOf_[t.type] = id;
+                    if (!t.kindFlag) {
+                        nextOfSameTarget[id] = tagsOf[t.type];
+                        tagsOf[t.type] = id;
                     }
                 }
             });
@@ -50,37 +91,30 @@ FunctionAppender::FunctionAppender(TypeGraph& graph)
     }
 }
 
-FunctionAppender::~FunctionAppender() = default;
-
-uint64_t FunctionAppender::protoHash(TypeId returnType, std::span<const Param> params) const {
-    uint64_t h = hashing::combine(returnType, params.size());
-    for (const Param& param : params)
-        h = hashing::combine(h, param.type);
-    return h;
-}
-
-bool FunctionAppender::sameProto(TypeId id, TypeId returnType,
-                                 std::span<const Param> params) const {
-    auto p = graph_.getAs<FuncProtoType>(id);
-    if (p.returnType != returnType || p.params.size() != params.size())
-        return false;
-    for (size_t i = 0; i < params.size(); ++i) {
-        if (p.params[i].type != params[i].type ||
-            graph_.str(p.params[i].name) != graph_.str(params[i].name))
-            return false;
+FunctionAppender::FunctionAppender(TypeGraph& graph)
+    : graph_(graph), protos_(std::make_unique<Prototypes>()) {
+    if (const auto& base = graph.sharedBase()) {
+        static support::PerBase<BaseFunctions> built;
+        base_ = built.get(base, [](const TypeGraph& b) { return BaseFunctions(b); });
     }
-    return true;
+    for (TypeId id = graph.endId() - 1; id >= graph.firstId() && id > kVoidType; --id) {
+        if (graph.kind(id) == Kind::FuncProto) {
+            auto p = graph.getAs<FuncProtoType>(id);
+            protos_->index.insert(protoHash(p.returnType, p.params), id);
+        }
+    }
 }
+
+FunctionAppender::~FunctionAppender() = default;
 
 TypeId FunctionAppender::proto(TypeId returnType, std::span<const Param> params) {
     const uint64_t h = protoHash(returnType, params);
-    TypeId found = kVoidType;
-    protos_->index.forEach(h, [&](TypeId id) {
-        if ((found == kVoidType || id < found) && sameProto(id, returnType, params))
-            found = id;
-        return false;
-    });
-    if (found != kVoidType)
+    // Base ids are below the graph's own: a base prototype is the first of equal ones.
+    if (base_) {
+        if (TypeId found = findProto(graph_, base_->protos, h, returnType, params))
+            return found;
+    }
+    if (TypeId found = findProto(graph_, protos_->index, h, returnType, params))
         return found;
     const TypeId added = graph_.add(FuncProtoType{kNoName, returnType, params});
     protos_->index.insert(h, added);
@@ -89,8 +123,9 @@ TypeId FunctionAppender::proto(TypeId returnType, std::span<const Param> params)
 
 TypeId FunctionAppender::addFunction(std::string_view name, TypeId proto, FuncLinkage linkage,
                                      std::optional<uint64_t> address) {
-    if (!address && proto < baseFunctionsOf_.size()) {
-        for (TypeId id = baseFunctionsOf_[proto]; id != kVoidType; id = nextOfSameTarget_[id]) {
+    if (base_ && !address && proto < base_->functionsOf.size()) {
+        for (TypeId id = base_->functionsOf[proto]; id != kVoidType;
+             id = base_->nextOfSameTarget[id]) {
             auto f = graph_.getAs<FuncType>(id);
             if (f.linkage == linkage && graph_.str(f.name) == name)
                 return id;
@@ -100,8 +135,8 @@ TypeId FunctionAppender::addFunction(std::string_view name, TypeId proto, FuncLi
 }
 
 TypeId FunctionAppender::addTag(std::string_view value, TypeId target, int32_t componentIndex) {
-    if (target < baseTagsOf_.size()) {
-        for (TypeId id = baseTagsOf_[target]; id != kVoidType; id = nextOfSameTarget_[id]) {
+    if (base_ && target < base_->tagsOf.size()) {
+        for (TypeId id = base_->tagsOf[target]; id != kVoidType; id = base_->nextOfSameTarget[id]) {
             auto t = graph_.getAs<DeclTagType>(id);
             if (t.componentIndex == componentIndex && graph_.str(t.name) == value)
                 return id;

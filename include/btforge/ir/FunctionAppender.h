@@ -11,7 +11,6 @@
 #include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
 
 namespace btforge::ir {
 
@@ -35,18 +34,14 @@ public:
 private:
     // Prototypes are found by a hash of their types and compared whole on a hit (names by text:
     // the base's and the graph's are interned apart); the first of equal ones is shared.
-    uint64_t protoHash(TypeId returnType, std::span<const Param> params) const;
-    bool sameProto(TypeId id, TypeId returnType, std::span<const Param> params) const;
-
     TypeGraph& graph_;
-    struct Prototypes; // by protoHash, a flat table of the core's
+    // What the base below the graph has, derived from it alone and so built once per base:
+    // its prototypes, and its FUNCs without address by their FUNC_PROTO and DECL_TAGs by their
+    // target (a FUNC or tag can only be the base's if it refers to the same base type).
+    struct BaseFunctions;
+    std::shared_ptr<const BaseFunctions> base_;
+    struct Prototypes; // the graph's own, by protoHash: a flat table of the core's
     std::unique_ptr<Prototypes> protos_;
-    // The base's FUNCs without address by their FUNC_PROTO, and its DECL_TAGs by their target:
-    // a FUNC or tag can only be the base's if it refers to the same base type. Chains in id
-    // order: the first id of each base type, then the next of each FUNC or DECL_TAG.
-    std::vector<TypeId> baseFunctionsOf_;
-    std::vector<TypeId> baseTagsOf_;
-    std::vector<TypeId> nextOfSameTarget_;
 };
 
 } // namespace btforge::ir
