@@ -5,6 +5,8 @@
 # on every module of Debian's amd64 cloud kernel (scripts/fetch-debian-kernel.sh amd64
 # --all-modules):
 #   1. the whole set, two at a time (as make -j2): wall and CPU time (user + system) per tool;
+#      and btforge's batch mode (one `convert -j2 -B vmlinux *.ko --out-dir D`, the base read
+#      once: what a distribution re-encoding its modules would run, not what a build runs);
 #   2. SAMPLE modules (default 100) spread over the set by size, one at a time, ROUNDS rounds
 #      (default 5), tools interleaved: per module the median wall time (microseconds, from
 #      bash's EPOCHREALTIME) and peak RSS, and over the sample the geometric mean, median and
@@ -56,14 +58,22 @@ echo "input: $kernel ($count modules)"
 echo
 echo "all $count modules, two at a time (as make -j2)"
 printf '%-8s %10s %10s %8s %8s\n' tool wall_s cpu_s wall/m cpu/m
-for tool in master debian btforge; do
+for tool in master debian btforge batch; do
     mkdir -p "$out/$tool"
     start=$EPOCHREALTIME
-    /usr/bin/time -f "%U %S" -o "$out/time" xargs -P 2 -I{} bash -c \
-        'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode '"$tool"' "$1" "$0/$(basename "$1" .ko).btf"' \
-        "$out/$tool" {} < "$out/modules" 2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
+    if [ "$tool" = batch ]; then
+        mapfile -t modules < "$out/modules"
+        /usr/bin/time -f "%U %S %M" -o "$out/time" "$btforge" --quiet -j 2 convert \
+            -B "$vmlinux" "${modules[@]}" --out-dir "$out/$tool" 2> "$out/stderr" ||
+            { cat "$out/stderr" >&2; exit 1; }
+    else
+        /usr/bin/time -f "%U %S" -o "$out/time" xargs -P 2 -I{} bash -c \
+            'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode '"$tool"' "$1" "$0/$(basename "$1" .ko).btf"' \
+            "$out/$tool" {} < "$out/modules" 2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
+    fi
     end=$EPOCHREALTIME
-    read -r user sys < "$out/time"
+    [ "$tool" != batch ] || batch_rss=$(awk '{ printf "%.1f", $3 / 1024 }' "$out/time")
+    read -r user sys _ < "$out/time"
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     echo "$tool $wall $cpu" >> "$out/whole"
@@ -75,6 +85,7 @@ while read -r tool wall cpu; do
     awk -v t="$tool" -v w="$wall" -v c="$cpu" -v mw="$mw" -v mc="$mc" \
         'BEGIN { printf "%-8s %10s %10s %8.2f %8.2f\n", t, w, c, w / mw, c / mc }'
 done < "$out/whole"
+echo "(batch: one process, peak RSS $batch_rss MB)"
 
 # --- 2. a sample, one at a time ---------------------------------------------------------------
 # Every (count / sample)-th module by size, so small and large are both in.

@@ -22,6 +22,8 @@ text and C headers out.
 
 commands:
   convert INPUT -o OUT   convert INPUT with a loader plugin and write it with an emitter plugin
+  convert INPUT... --out-dir DIR
+                         convert each INPUT as alone, over one reading of the base (-B)
   dump INPUT             print INPUT's types as 'bpftool btf dump file' does (--json: as -j)
   diff A B               compare the types of A and B by meaning, ids aside (exit 1: different)
 
@@ -45,9 +47,10 @@ po::options_description globalOptions() {
         "NAME.KEY=VALUE: option KEY of plugin NAME (repeatable; 'btforge plugins' lists them)")(
         "jobs,j", po::value<std::string>(),
         "worker threads, 1 to 1024, at most one per CPU btforge may use (default, or 0: one per "
-        "CPU; DWARF of less than 4 MB is read on one)")("stream-limit", po::value<std::string>(),
-                "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
-                "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
+        "CPU; DWARF of less than 4 MB is read on one)")(
+        "stream-limit", po::value<std::string>(),
+        "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
+        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
         "stats",
         "after a conversion, print on stderr the wall and CPU time of each phase, the serial "
         "fraction, the peak memory and what holds it, and counts (units, DIEs, types)");
@@ -64,6 +67,10 @@ po::options_description convertOptions() {
         "emitter plugin: btf, btf-func-addr, json, text, c (a vmlinux.h, as bpftool's format c), "
         "layout (struct layouts, as pahole)")("base,B", po::value<std::string>(),
                                               "base BTF for split input and output")(
+        "out-dir", po::value<std::string>(),
+        "write each INPUT's output into DIR, named as the input (with --elf) or with the "
+        "emitter's suffix (.btf, .json, .txt, .h); several INPUTs need it or --in-place, and "
+        "share one reading of the base (-B)")(
         "features", po::value<std::string>(),
         "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
         "optional feature; layout writes the 2026 kind-layout section; distilled_base writes split "
@@ -205,9 +212,9 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     po::options_description options = isDump ? dumpOptions() : convertOptions();
     if (!isDump)
         options.add(layoutOptions());
-    options.add_options()("input", po::value<std::string>(), "input file");
+    options.add_options()("input", po::value<std::vector<std::string>>(), "input files");
     po::positional_options_description positional;
-    positional.add("input", 1);
+    positional.add("input", -1);
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
     po::notify(vm);
@@ -216,7 +223,10 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     ConversionRequest& request = command.request;
     if (!vm.count("input"))
         return Error::usage(name + ": missing INPUT");
-    request.source.input = vm["input"].as<std::string>();
+    command.inputs = vm["input"].as<std::vector<std::string>>();
+    if (isDump && command.inputs.size() > 1)
+        return Error::usage("dump: one INPUT only");
+    request.source.input = command.inputs.front();
     request.source.loader = optional<std::string>(vm, "from");
     request.source.base = optional<std::string>(vm, "base");
     if (isDump) {
@@ -227,10 +237,20 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     }
     request.intoElf = vm.count("elf") || vm.count("in-place");
     request.inPlace = vm.count("in-place") > 0;
+    command.outDir = optional<std::string>(vm, "out-dir");
+    const bool batch = command.inputs.size() > 1 || command.outDir;
+    if (request.inPlace && command.outDir)
+        return Error::usage("convert: --in-place writes each INPUT itself; drop --out-dir");
+    if (batch && vm.count("output"))
+        return Error::usage("convert: -o names one output: several INPUTs (or --out-dir) write "
+                            "into --out-dir DIR or --in-place");
     if (request.inPlace) {
         if (vm.count("output"))
             return Error::usage("convert: --in-place writes INPUT itself; drop -o");
         request.output = request.source.input;
+    } else if (batch) {
+        if (!command.outDir)
+            return Error::usage("convert: several INPUTs write into --out-dir DIR or --in-place");
     } else if (!vm.count("output")) {
         return Error::usage("convert: missing -o OUT (use '-o -' for standard output)");
     } else {
@@ -245,7 +265,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
             command.emitterOptions.push_back(
                 {"--" + option, s.key, s.takesValue ? vm[option].as<std::string>() : "true"});
     }
-    if (request.intoElf && request.output == "-")
+    if (request.intoElf && !batch && request.output == "-")
         return Error::usage("convert: --elf and --in-place write BTF into an ELF file: no -t, no "
                             "'-o -'");
     for (auto [option, names] : {std::pair{"keep", &request.keep}, {"drop", &request.drop}}) {
@@ -266,6 +286,8 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     if (auto report = optional<std::string>(vm, "report-skipped"))
         request.reportSkipped = *report;
     request.listSkipped = vm.count("list-skipped") > 0;
+    if (batch && (request.listSkipped || !request.reportSkipped.empty()))
+        return Error::usage("convert: --report-skipped and --list-skipped report on one INPUT");
     if (request.listSkipped && request.output == "-")
         return Error::usage("convert: --list-skipped prints on standard output: use -o FILE");
     if (auto mode = optional<std::string>(vm, "func-addr")) {
@@ -441,6 +463,8 @@ Expected<Command> parse(int argc, const char* const* argv) {
                     : helpText(
                           "convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
                           "[-t EMITTER] [-B BASE]\n"
+                          "       btforge convert INPUT... (--out-dir DIR [--elf] | --in-place) "
+                          "[-B BASE] [options]\n"
                           "                       [--features F,...] "
                           "[--keep NAME... | --drop NAME...]",
                           po::options_description().add(convertOptions()).add(layoutOptions()))};

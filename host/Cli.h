@@ -22,7 +22,10 @@ struct GlobalOptions {
 };
 
 struct ConvertCommand {
-    ConversionRequest request;
+    ConversionRequest request; // for the first of `inputs`
+    // Every INPUT given: more than one, or --out-dir, is a batch (BatchConversion.h).
+    std::vector<std::string> inputs;
+    std::optional<std::string> outDir;
     plugin::Options options; // jobs is filled in from the global options
     // What the shorthands of loader options (--lang-exclude, --no-dedup, ...) set, by key, on the
     // loader that reads INPUT; --plugin-opt settings override them.

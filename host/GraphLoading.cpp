@@ -20,6 +20,8 @@ std::optional<std::string> implicitBase(const std::string& input) {
     return std::nullopt;
 }
 
+} // namespace
+
 Expected<std::shared_ptr<const ir::TypeGraph>>
 loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
     // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
@@ -35,8 +37,6 @@ loadBase(const PluginRegistry& registry, const std::string& path, plugin::Sessio
         return std::move(graph).error();
     return std::make_shared<const ir::TypeGraph>(std::move(*graph));
 }
-
-} // namespace
 
 Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
                                                 const plugin::Session& session) {
@@ -68,14 +68,19 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
         session.diagnostics.warning(source.input + ": INPUT is also its base (-B): its types are "
                                                    "the base's, so the split BTF has few or none");
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
-        std::optional<plugin::PhaseTimer> timer(std::in_place, session.stats, plugin::phase::kBase);
-        auto base = loadBase(registry, *basePath, session);
-        timer.reset();
-        if (!base)
-            return std::move(base).error();
+        if (!source.loadedBase) {
+            std::optional<plugin::PhaseTimer> timer(std::in_place, session.stats,
+                                                    plugin::phase::kBase);
+            auto base = loadBase(registry, *basePath, session);
+            timer.reset();
+            if (!base)
+                return std::move(base).error();
+            load.base = std::move(*base);
+        } else {
+            load.base = source.loadedBase;
+        }
         if (session.stats)
-            session.stats->hold(plugin::holder::kBaseTypes, (*base)->memoryUsage());
-        load.base = std::move(*base);
+            session.stats->hold(plugin::holder::kBaseTypes, load.base->memoryUsage());
         load.basePath = *basePath;
     }
     plugin::PhaseTimer timer(session.stats, plugin::phase::kLoad);

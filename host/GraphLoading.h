@@ -20,12 +20,18 @@ struct GraphSource {
     // What the input carries (dump, diff): an ELF file's .BTF when it has one, as bpftool reads
     // it, rather than the DWARF convert makes BTF from.
     bool carried = false;
+    // The base already read (a batch reads it once for all its inputs); else `base` is read.
+    std::shared_ptr<const ir::TypeGraph> loadedBase;
 };
 
 // Opens an input once, as every command does (MappedFile's rules, --stream-limit): the loader
 // probes and reads these bytes, never the path again.
 Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
                                                 const plugin::Session& session);
+
+// Reads a base (-B) as loadGraph does: always its BTF (raw, or an ELF file's .BTF).
+Expected<std::shared_ptr<const ir::TypeGraph>>
+loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session);
 
 // Loads one graph as every command does: the loader named or the best bidder, over its base.
 // `loaderUsed`, when given, receives the descriptor of the loader that read it; `input`, when

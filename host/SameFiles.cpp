@@ -2,7 +2,9 @@
 
 #include "btforge/dwarf/LoaderOptions.h"
 
+#include <map>
 #include <sys/stat.h>
+#include <tuple>
 #include <vector>
 
 namespace btforge::host {
@@ -25,6 +27,7 @@ struct Identity {
         return known && other.known && device == other.device && inode == other.inode &&
                name == other.name;
     }
+    auto key() const { return std::tie(device, inode, name); }
 };
 
 Identity identify(const std::string& path) {
@@ -79,6 +82,36 @@ Expected<void> refuseOutputsOverInputs(const ConversionRequest& request,
         if (sameFile(request.source.input, inputs[i].path))
             return Error::usage(request.source.input + ": --in-place would write over " +
                                 inputs[i].role + " " + inputs[i].path);
+    }
+    return {};
+}
+
+Expected<void> refuseBatchOverlaps(const std::vector<std::string>& inputs,
+                                   const std::vector<std::string>& outputs, bool inPlace) {
+    using Key = std::tuple<dev_t, ino_t, std::string>;
+    std::map<Key, const std::string*> inputFiles;
+    for (const std::string& input : inputs) {
+        const Identity id = identify(input);
+        if (!id.known)
+            continue; // its conversion says why it cannot be read
+        if (auto [it, added] = inputFiles.emplace(id.key(), &input); !added && inPlace)
+            return Error::usage(input + ": the same file as INPUT " + *it->second +
+                                "; --in-place would write it twice");
+    }
+    if (inPlace)
+        return {};
+    std::map<Key, size_t> outputFiles; // the input each output is written for
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const Identity id = identify(outputs[i]);
+        if (!id.known)
+            continue; // its directory is missing: writing it fails, and says so
+        if (auto in = inputFiles.find(id.key()); in != inputFiles.end())
+            return Error::usage(outputs[i] + ": the output of INPUT " + inputs[i] +
+                                " is the same file as INPUT " + *in->second +
+                                "; btforge never writes over an input");
+        if (auto [it, added] = outputFiles.emplace(id.key(), i); !added)
+            return Error::usage(outputs[i] + ": INPUTs " + inputs[it->second] + " and " +
+                                inputs[i] + " would both write it");
     }
     return {};
 }

@@ -5,6 +5,9 @@
 
 #include "Conversion.h"
 
+#include <string>
+#include <vector>
+
 namespace btforge::host {
 
 // Whether two paths lead to one file (device and inode through links; for a file yet to be made,
@@ -15,5 +18,11 @@ bool sameFile(const std::string& a, const std::string& b);
 // --in-place) or another output.
 Expected<void> refuseOutputsOverInputs(const ConversionRequest& request,
                                        const PluginRegistry& registry);
+
+// A batch's (BatchConversion.h), outputs[i] being inputs[i]'s: a usage error naming both paths
+// when two inputs are one file (--in-place would write it twice: `outputs` are then the inputs),
+// or when an output is an input or another output. Each path is looked up once.
+Expected<void> refuseBatchOverlaps(const std::vector<std::string>& inputs,
+                                   const std::vector<std::string>& outputs, bool inPlace);
 
 } // namespace btforge::host

@@ -1,4 +1,5 @@
 // btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
+#include "BatchConversion.h"
 #include "Cli.h"
 #include "PluginRegistry.h"
 #include "RunStats.h"
@@ -116,10 +117,15 @@ int run(int argc, char** argv) {
     }
 
     if (convert) {
-        if (auto done = runConversion(registry, convert->request, session); !done)
+        const bool batch = convert->inputs.size() > 1 || convert->outDir;
+        auto done =
+            batch ? runBatch(registry, *convert, session, [](const Error& error) { report(error); })
+                  : runConversion(registry, convert->request, session);
+        if (!done)
             return report(done.error());
         if (command->global.stats)
-            stats.print(std::cerr, convert->request.source.input);
+            stats.print(std::cerr, batch ? std::to_string(convert->inputs.size()) + " inputs"
+                                         : convert->request.source.input);
         return 0;
     }
     auto& diff = std::get<DiffCommand>(command->action);

@@ -2,6 +2,8 @@
 // collected.
 #pragma once
 
+#include "SerialRunner.h"
+
 #include "btforge/plugin/Session.h"
 
 #include <functional>
@@ -11,14 +13,7 @@
 
 namespace btforge::test {
 
-class Serial final : public plugin::TaskRunner {
-public:
-    unsigned concurrency() const override { return 1; }
-    void parallelFor(size_t count, const std::function<void(size_t)>& body) override {
-        for (size_t i = 0; i < count; ++i)
-            body(i);
-    }
-};
+using Serial = host::SerialRunner;
 
 class Silent final : public plugin::Progress {
 public:
