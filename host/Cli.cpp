@@ -238,7 +238,7 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     request.intoElf = vm.count("elf") || vm.count("in-place");
     request.inPlace = vm.count("in-place") > 0;
     command.outDir = optional<std::string>(vm, "out-dir");
-    const bool batch = command.inputs.size() > 1 || command.outDir;
+    const bool batch = command.isBatch();
     if (request.inPlace && command.outDir)
         return Error::usage("convert: --in-place writes each INPUT itself; drop --out-dir");
     if (batch && vm.count("output"))
@@ -463,10 +463,10 @@ Expected<Command> parse(int argc, const char* const* argv) {
                     : helpText(
                           "convert INPUT (-o OUT [--elf] | --in-place) [-f LOADER] "
                           "[-t EMITTER] [-B BASE]\n"
-                          "       btforge convert INPUT... (--out-dir DIR [--elf] | --in-place) "
-                          "[-B BASE] [options]\n"
                           "                       [--features F,...] "
-                          "[--keep NAME... | --drop NAME...]",
+                          "[--keep NAME... | --drop NAME...]\n"
+                          "       btforge convert INPUT... (--out-dir DIR [--elf] | --in-place) "
+                          "[-B BASE] [options]",
                           po::options_description().add(convertOptions()).add(layoutOptions()))};
             return command;
         }

@@ -26,6 +26,7 @@ struct ConvertCommand {
     // Every INPUT given: more than one, or --out-dir, is a batch (BatchConversion.h).
     std::vector<std::string> inputs;
     std::optional<std::string> outDir;
+    bool isBatch() const { return inputs.size() > 1 || outDir; }
     plugin::Options options; // jobs is filled in from the global options
     // What the shorthands of loader options (--lang-exclude, --no-dedup, ...) set, by key, on the
     // loader that reads INPUT; --plugin-opt settings override them.

@@ -117,7 +117,7 @@ int run(int argc, char** argv) {
     }
 
     if (convert) {
-        const bool batch = convert->inputs.size() > 1 || convert->outDir;
+        const bool batch = convert->isBatch();
         auto done =
             batch ? runBatch(registry, *convert, session, [](const Error& error) { report(error); })
                   : runConversion(registry, convert->request, session);
