@@ -62,7 +62,6 @@ Expected<void> runBatch(const PluginRegistry& registry, const ConvertCommand& co
         return apart;
     ConversionRequest common = command.request;
     if (common.source.base) {
-        plugin::PhaseTimer timer(session.stats, plugin::phase::kBase);
         auto base = loadBase(registry, *common.source.base, session);
         if (!base)
             return std::move(base).error();
@@ -96,12 +95,9 @@ Expected<void> runBatch(const PluginRegistry& registry, const ConvertCommand& co
         session.progress.advance(1);
     };
     session.progress.begin("converting", count);
-    if (acrossInputs) {
-        session.tasks.parallelFor(count, convert);
-    } else {
-        for (size_t i = 0; i < count; ++i)
-            convert(i);
-    }
+    SerialRunner inTurn;
+    plugin::TaskRunner& inputs = acrossInputs ? session.tasks : inTurn;
+    inputs.parallelFor(count, convert);
     session.progress.end();
     // Reported in the order of the inputs, whichever finished first.
     size_t failures = 0;

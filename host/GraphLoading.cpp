@@ -24,6 +24,7 @@ std::optional<std::string> implicitBase(const std::string& input) {
 
 Expected<std::shared_ptr<const ir::TypeGraph>>
 loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
+    plugin::PhaseTimer timer(session.stats, plugin::phase::kBase);
     // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
     auto loader = btfLoader(registry);
     if (!loader)
@@ -69,10 +70,7 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
                                                    "the base's, so the split BTF has few or none");
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
         if (!source.loadedBase) {
-            std::optional<plugin::PhaseTimer> timer(std::in_place, session.stats,
-                                                    plugin::phase::kBase);
             auto base = loadBase(registry, *basePath, session);
-            timer.reset();
             if (!base)
                 return std::move(base).error();
             load.base = std::move(*base);

@@ -29,7 +29,8 @@ struct GraphSource {
 Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
                                                 const plugin::Session& session);
 
-// Reads a base (-B) as loadGraph does: always its BTF (raw, or an ELF file's .BTF).
+// Reads a base (-B) as loadGraph does: always its BTF (raw, or an ELF file's .BTF). Timed as
+// the "base" phase (--stats).
 Expected<std::shared_ptr<const ir::TypeGraph>>
 loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session);
 

@@ -67,7 +67,7 @@ FunctionAppender::BaseFunctions::BaseFunctions(const TypeGraph& base)
     // lookups per type.
     protos.reserve(base.endId() / 4);
     for (const TypeGraph* g = &base; g; g = g->base()) {
-        for (TypeId id = g->endId() - 1; id >= g->firstId() && id > kVoidType; --id) {
+        for (TypeId id = g->endId() - 1; id >= g->firstId(); --id) { // firstId() >= 1
             const Kind kind = g->kind(id);
             if (kind != Kind::FuncProto && kind != Kind::Func && kind != Kind::DeclTag)
                 continue;
@@ -97,7 +97,10 @@ FunctionAppender::FunctionAppender(TypeGraph& graph)
         static support::PerBase<BaseFunctions> built;
         base_ = built.get(base, [](const TypeGraph& b) { return BaseFunctions(b); });
     }
-    for (TypeId id = graph.endId() - 1; id >= graph.firstId() && id > kVoidType; --id) {
+    // The graph's own prototypes, and room for those emission adds (a vmlinux: about a quarter
+    // of its types).
+    protos_->index.reserve((graph.endId() - graph.firstId()) / 4);
+    for (TypeId id = graph.endId() - 1; id >= graph.firstId(); --id) {
         if (graph.kind(id) == Kind::FuncProto) {
             auto p = graph.getAs<FuncProtoType>(id);
             protos_->index.insert(protoHash(p.returnType, p.params), id);
