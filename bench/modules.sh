@@ -11,7 +11,9 @@
 #      (default 5), tools interleaved: per module the median wall time (microseconds, from
 #      bash's EPOCHREALTIME) and peak RSS, and over the sample the geometric mean, median and
 #      worst of btforge's ratios to master, and how many modules are slower than master or above
-#      its peak RSS.
+#      its peak RSS;
+#   3. every module once more, one at a time, btforge and master: how many modules take more
+#      peak RSS with btforge, and which (the sample can miss the few that take a costly path).
 # Each tool writes to a temporary directory, removed at the end. Needs a release build in
 # build/release (or $BTFORGE), pahole (dwarves) and the kernel cache.
 set -euo pipefail
@@ -134,3 +136,27 @@ awk -v summary="$out/summary" '
     }' "$out/runs" | sort > "$out/table"
 printf '%-28s %9s %9s %9s %7s %7s %7s %6s\n' module master debian btforge rss_m rss_d rss_b ratio
 cat "$out/table" "$out/summary"
+
+# --- 3. every module's peak RSS ---------------------------------------------------------------
+echo
+echo "peak RSS of all $count modules, one run each: modules above master's (MB)"
+while read -r module; do
+    for tool in master btforge; do
+        /usr/bin/time -f "%M" -o "$out/rss" bash -c \
+            'master_flags=($master_flags_text); encode "$@"' _ "$tool" "$module" "$out/one.btf" \
+            2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
+        echo "$(basename "$module" .ko) $tool $(cat "$out/rss")" >> "$out/rss-all"
+    done
+done < "$out/modules"
+awk '
+    { rss[$1, $2] = $3; mods[$1] = 1 }
+    END {
+        for (mod in mods) {
+            if (rss[mod, "btforge"] > rss[mod, "master"]) {
+                above++
+                printf "  %-28s master %6.1f  btforge %6.1f\n", mod, rss[mod, "master"] / 1024, rss[mod, "btforge"] / 1024
+            }
+            n++
+        }
+        printf "above master'"'"'s peak RSS: %d of %d modules\n", above + 0, n
+    }' "$out/rss-all" | sort

@@ -290,12 +290,24 @@ uint32_t GraphMerger::State::refine(std::span<const uint32_t> named, std::vector
         for (size_t i = 0; i < aliases.size(); ++i)
             alone[aliases.node(i)] = 1;
         // Most own types hash alike here (the variants declarations made): the table grows to
-        // the distinct hashes instead of being sized for every type. A base's types are distinct
-        // classes already: sized for them, it does not grow a dozen times for each module.
-        detail::KeyNumbering numbers(compact() ? end : firstOwn);
+        // the distinct hashes instead of being sized for every type. Over a base whose types
+        // are pairwise distinct (BaseIndex::minimal), a base type's hash is numbered through
+        // the table only if an own type has it too: the others start a block of their own, as
+        // refinement would leave them anyway, and the table stays the size of the own types'
+        // hashes (over a base read whole, materializeBase, it held every base type: 4 MB).
+        const bool distinctBase = baseIndex && baseIndex->minimal();
+        std::unordered_set<uint64_t> ownHashes;
+        for (uint32_t node = 0; distinctBase && node < end; ++node) {
+            if (!alone[node] && isOwn(idOf(node)))
+                ownHashes.insert(hashes[node]);
+        }
+        detail::KeyNumbering numbers(distinctBase ? ownHashes.size() : compact() ? end : firstOwn);
         block.resize(end);
-        for (uint32_t node = 0; node < end; ++node)
-            block[node] = alone[node] ? numbers.fresh() : numbers.number(hashes[node]);
+        for (uint32_t node = 0; node < end; ++node) {
+            const bool numbered = !alone[node] && (!distinctBase || isOwn(idOf(node)) ||
+                                                   ownHashes.contains(hashes[node]));
+            block[node] = numbered ? numbers.number(hashes[node]) : numbers.fresh();
+        }
     }
     const uint32_t blocks = detail::refinePartition(world, block, aliases);
     resolved.assign(end, 0);
