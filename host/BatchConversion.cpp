@@ -62,7 +62,7 @@ Expected<void> runBatch(const PluginRegistry& registry, const ConvertCommand& co
         return apart;
     ConversionRequest common = command.request;
     if (common.source.base) {
-        auto base = loadBase(registry, *common.source.base, session);
+        auto base = loadBase(registry, *common.source.base, session, common.source.baseCache.get());
         if (!base)
             return std::move(base).error();
         common.source.loadedBase = std::move(*base);

@@ -50,7 +50,11 @@ po::options_description globalOptions() {
         "CPU; DWARF of less than 4 MB is read on one)")(
         "stream-limit", po::value<std::string>(),
         "read at most BYTES from an input that is not a regular file (a pipe; default 4G; "
-        "K, M, G suffixes)")("quiet,q", "no progress or warnings on stderr")(
+        "K, M, G suffixes)")(
+        "base-cache", po::value<std::string>(),
+        "keep the base (-B) prepared in DIR, a directory only you may write, for later runs "
+        "over the same base to map instead of reading it (a kernel build's modules; default: "
+        "$BTFORGE_BASE_CACHE, else none)")("quiet,q", "no progress or warnings on stderr")(
         "stats",
         "after a conversion, print on stderr the wall and CPU time of each phase, the serial "
         "fraction, the peak memory and what holds it, and counts (units, DIEs, types)");
@@ -425,6 +429,8 @@ Expected<Command> parse(int argc, const char* const* argv) {
             return std::move(limit).error();
         command.global.streamLimit = *limit;
     }
+    if (vm.count("base-cache"))
+        command.global.baseCache = vm["base-cache"].as<std::string>();
     command.global.quiet = vm.count("quiet") > 0;
     command.global.stats = vm.count("stats") > 0;
 

@@ -17,6 +17,7 @@ struct GlobalOptions {
     std::vector<std::string> pluginOptions; // --plugin-opt NAME.KEY=VALUE, as given
     unsigned jobs = 0;                      // 0: one per CPU
     std::optional<uint64_t> streamLimit;
+    std::optional<std::string> baseCache; // --base-cache DIR (BaseCache.h)
     bool quiet = false;
     bool stats = false; // --stats
 };

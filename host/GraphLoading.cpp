@@ -22,8 +22,10 @@ std::optional<std::string> implicitBase(const std::string& input) {
 
 } // namespace
 
-Expected<std::shared_ptr<const ir::TypeGraph>>
-loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session) {
+Expected<std::shared_ptr<const ir::TypeGraph>> loadBase(const PluginRegistry& registry,
+                                                        const std::string& path,
+                                                        plugin::Session& session,
+                                                        const BaseCache* cache) {
     plugin::PhaseTimer timer(session.stats, plugin::phase::kBase);
     // A base is always BTF (raw, or the .BTF of an ELF file), even when the file also has DWARF.
     auto loader = btfLoader(registry);
@@ -32,11 +34,25 @@ loadBase(const PluginRegistry& registry, const std::string& path, plugin::Sessio
     auto file = openInput(path, session);
     if (!file)
         return std::move(file).error();
+    if (cache) {
+        if (auto prepared = cache->find(**file, **loader)) {
+            if (session.stats)
+                session.stats->addCount("bases from the cache", 1);
+            return prepared;
+        }
+    }
     auto graph = (*loader)->descriptor->makeLoader()->load(
-        {path, std::move(*file), nullptr, "", (*loader)->options}, session);
+        {path, *file, nullptr, "", (*loader)->options}, session);
     if (!graph)
         return std::move(graph).error();
-    return std::make_shared<const ir::TypeGraph>(std::move(*graph));
+    auto base = std::make_shared<const ir::TypeGraph>(std::move(*graph));
+    if (cache) {
+        if (auto stored = cache->store(**file, **loader, base); !stored)
+            session.diagnostics.warning(stored.error().message());
+        else if (*stored && session.stats)
+            session.stats->addCount("bases prepared", 1);
+    }
+    return base;
 }
 
 Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
@@ -70,7 +86,7 @@ Expected<ir::TypeGraph> loadGraph(const PluginRegistry& registry, const GraphSou
                                                    "the base's, so the split BTF has few or none");
     if (auto basePath = source.base ? source.base : implicitBase(source.input)) {
         if (!source.loadedBase) {
-            auto base = loadBase(registry, *basePath, session);
+            auto base = loadBase(registry, *basePath, session, source.baseCache.get());
             if (!base)
                 return std::move(base).error();
             load.base = std::move(*base);

@@ -2,6 +2,7 @@
 // bidder, over its base.
 #pragma once
 
+#include "BaseCache.h"
 #include "PluginRegistry.h"
 
 #include "btforge/support/MappedFile.h"
@@ -22,6 +23,8 @@ struct GraphSource {
     bool carried = false;
     // The base already read (a batch reads it once for all its inputs); else `base` is read.
     std::shared_ptr<const ir::TypeGraph> loadedBase;
+    // Where the base is looked for prepared, and prepared for later runs (--base-cache).
+    std::shared_ptr<const BaseCache> baseCache;
 };
 
 // Opens an input once, as every command does (MappedFile's rules, --stream-limit): the loader
@@ -29,10 +32,13 @@ struct GraphSource {
 Expected<std::shared_ptr<MappedFile>> openInput(const std::string& path,
                                                 const plugin::Session& session);
 
-// Reads a base (-B) as loadGraph does: always its BTF (raw, or an ELF file's .BTF). Timed as
-// the "base" phase (--stats).
-Expected<std::shared_ptr<const ir::TypeGraph>>
-loadBase(const PluginRegistry& registry, const std::string& path, plugin::Session& session);
+// Reads a base (-B) as loadGraph does: always its BTF (raw, or an ELF file's .BTF); from
+// `cache` when it holds the base prepared, else read and then prepared there. Timed as the
+// "base" phase (--stats).
+Expected<std::shared_ptr<const ir::TypeGraph>> loadBase(const PluginRegistry& registry,
+                                                        const std::string& path,
+                                                        plugin::Session& session,
+                                                        const BaseCache* cache = nullptr);
 
 // Loads one graph as every command does: the loader named or the best bidder, over its base.
 // `loaderUsed`, when given, receives the descriptor of the loader that read it; `input`, when

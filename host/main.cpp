@@ -1,4 +1,5 @@
 // btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
+#include "BaseCache.h"
 #include "BatchConversion.h"
 #include "Cli.h"
 #include "PluginRegistry.h"
@@ -9,6 +10,7 @@
 #include "support/OutputFile.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <new>
@@ -111,6 +113,18 @@ int run(int argc, char** argv) {
     if (command->global.streamLimit)
         options.streamLimit = *command->global.streamLimit;
     plugin::Session session{tasks, progress, diagnostics, options};
+    if (convert) {
+        std::optional<std::string> cacheDir = command->global.baseCache;
+        if (const char* env = std::getenv("BTFORGE_BASE_CACHE"); !cacheDir && env && *env)
+            cacheDir = env;
+        if (cacheDir) { // a cache that cannot be used slows the run, it does not stop it
+            if (auto cache = BaseCache::open(*cacheDir))
+                convert->request.source.baseCache =
+                    std::make_shared<const BaseCache>(std::move(*cache));
+            else
+                diagnostics.warning(cache.error().message());
+        }
+    }
     if (command->global.stats) {
         session.stats = &stats;
         stats.startUpDone();

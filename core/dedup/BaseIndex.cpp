@@ -69,9 +69,15 @@ uint64_t BaseIndex::nameKey(Kind kind, ir::StrId name) {
     return hashing::combine(static_cast<uint64_t>(kind), name);
 }
 
-std::shared_ptr<const BaseIndex> BaseIndex::of(const std::shared_ptr<const ir::TypeGraph>& base) {
+namespace {
+support::PerBase<BaseIndex>& builtIndexes() {
     static support::PerBase<BaseIndex> built;
-    return built.get(base, [](const ir::TypeGraph& graph) {
+    return built;
+}
+} // namespace
+
+std::shared_ptr<const BaseIndex> BaseIndex::of(const std::shared_ptr<const ir::TypeGraph>& base) {
+    return builtIndexes().get(base, [](const ir::TypeGraph& graph) {
         BaseWorld world(graph); // labels for the checks only: each merge reads its own
         return BaseIndex(graph, world);
     });
@@ -144,6 +150,28 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     if (minimal_)
         minimal_ =
             !support::hasCycle(starts, anonymousRefs, [&](TypeId id) { return anonymous[id]; });
+}
+
+void BaseIndex::writeTo(image::Writer& out) const {
+    names_.writeTo(out);
+    shapes_.writeTo(out);
+    out.array(std::span<const TypeId>(enumDeclarations_));
+    out.value(uint8_t{minimal_});
+}
+
+std::shared_ptr<const BaseIndex> BaseIndex::readFrom(const ir::TypeGraph& base, image::Reader& in) {
+    std::shared_ptr<BaseIndex> index(new BaseIndex(base));
+    index->names_.readInPlace(in);
+    index->shapes_.readInPlace(in);
+    const std::span<const TypeId> declarations = in.array<TypeId>();
+    index->enumDeclarations_.assign(declarations.begin(), declarations.end());
+    index->minimal_ = in.value<uint8_t>() != 0;
+    return index;
+}
+
+void BaseIndex::install(const std::shared_ptr<const ir::TypeGraph>& base,
+                        std::shared_ptr<const BaseIndex> index) {
+    builtIndexes().put(base, std::move(index));
 }
 
 } // namespace btforge::dedup

@@ -19,6 +19,7 @@
 
 #include "BaseWorld.h"
 #include "support/HashIndex.h"
+#include "support/ImageBytes.h"
 
 #include "btforge/ir/TypeGraph.h"
 
@@ -43,6 +44,13 @@ public:
     // The index of `base`, built once while that base lives (support/PerBase.h): the merges of a
     // batch conversion share it.
     static std::shared_ptr<const BaseIndex> of(const std::shared_ptr<const ir::TypeGraph>& base);
+
+    // Base images (ir/BaseImage.h): the index written; one read, used where it lies (the
+    // reader is checked before it is used); one installed as what of() returns for `base`.
+    void writeTo(image::Writer& out) const;
+    static std::shared_ptr<const BaseIndex> readFrom(const ir::TypeGraph& base, image::Reader& in);
+    static void install(const std::shared_ptr<const ir::TypeGraph>& base,
+                        std::shared_ptr<const BaseIndex> index);
 
     // Whether `id` of `graph` is found by name (else by shape).
     static bool foundByName(const ir::TypeGraph& graph, ir::TypeId id);
@@ -71,6 +79,7 @@ public:
     std::span<const ir::TypeId> enumDeclarations() const { return enumDeclarations_; }
 
 private:
+    explicit BaseIndex(const ir::TypeGraph& base) : base_(base) {}
     static uint64_t nameKey(ir::Kind kind, ir::StrId name);
 
     const ir::TypeGraph& base_;

@@ -1,5 +1,6 @@
 #include "btforge/ir/FunctionAppender.h"
 
+#include "BaseFunctions.h"
 #include "support/Hash.h"
 #include "support/HashIndex.h"
 #include "support/PerBase.h"
@@ -44,24 +45,15 @@ TypeId findProto(const TypeGraph& graph, const support::HashIndex& index, uint64
 
 } // namespace
 
-struct FunctionAppender::BaseFunctions {
-    explicit BaseFunctions(const TypeGraph& base);
-
-    support::HashIndex protos;
-    // Chains in id order: the first id of each base type, then the next of each FUNC or
-    // DECL_TAG.
-    std::vector<TypeId> functionsOf;
-    std::vector<TypeId> tagsOf;
-    std::vector<TypeId> nextOfSameTarget;
-};
-
 struct FunctionAppender::Prototypes {
     support::HashIndex index;
 };
 
-FunctionAppender::BaseFunctions::BaseFunctions(const TypeGraph& base)
-    : functionsOf(base.endId(), kVoidType), tagsOf(base.endId(), kVoidType),
-      nextOfSameTarget(base.endId(), kVoidType) {
+BaseFunctions::BaseFunctions(const TypeGraph& base) : chains_(size_t{base.endId()} * 3, kVoidType) {
+    const std::span<TypeId> chains(chains_);
+    const std::span<TypeId> functions = chains.first(base.endId());
+    const std::span<TypeId> tags = chains.subspan(base.endId(), base.endId());
+    const std::span<TypeId> next = chains.last(base.endId());
     // One pass, last id first so that each chain is in id order. Each graph of the chain is
     // walked over its own types: a base's read through the graph above it went through two
     // lookups per type.
@@ -77,26 +69,60 @@ FunctionAppender::BaseFunctions::BaseFunctions(const TypeGraph& base)
                     protos.insert(protoHash(t.returnType, t.params), id);
                 } else if constexpr (std::is_same_v<T, FuncType>) {
                     if (!t.address) {
-                        nextOfSameTarget[id] = functionsOf[t.proto];
-                        functionsOf[t.proto] = id;
+                        next[id] = functions[t.proto];
+                        functions[t.proto] = id;
                     }
                 } else if constexpr (std::is_same_v<T, DeclTagType>) {
                     if (!t.kindFlag) {
-                        nextOfSameTarget[id] = tagsOf[t.type];
-                        tagsOf[t.type] = id;
+                        next[id] = tags[t.type];
+                        tags[t.type] = id;
                     }
                 }
             });
         }
     }
+    functionsOf = functions;
+    tagsOf = tags;
+    nextOfSameTarget = next;
+}
+
+namespace {
+support::PerBase<BaseFunctions>& builtBaseFunctions() {
+    static support::PerBase<BaseFunctions> built;
+    return built;
+}
+} // namespace
+
+std::shared_ptr<const BaseFunctions>
+BaseFunctions::of(const std::shared_ptr<const TypeGraph>& base) {
+    return builtBaseFunctions().get(base, [](const TypeGraph& b) { return BaseFunctions(b); });
+}
+
+void BaseFunctions::install(const std::shared_ptr<const TypeGraph>& base,
+                            std::shared_ptr<const BaseFunctions> functions) {
+    builtBaseFunctions().put(base, std::move(functions));
+}
+
+void BaseFunctions::writeTo(image::Writer& out) const {
+    protos.writeTo(out);
+    out.array(functionsOf);
+    out.array(tagsOf);
+    out.array(nextOfSameTarget);
+}
+
+std::shared_ptr<const BaseFunctions> BaseFunctions::readFrom(image::Reader& in) {
+    auto functions = std::make_shared<BaseFunctions>();
+    functions->protos.readInPlace(in);
+    functions->functionsOf = in.array<TypeId>();
+    functions->tagsOf = in.array<TypeId>();
+    functions->nextOfSameTarget = in.array<TypeId>();
+    return functions;
 }
 
 FunctionAppender::FunctionAppender(TypeGraph& graph)
     : graph_(graph), protos_(std::make_unique<Prototypes>()) {
-    if (const auto& base = graph.sharedBase()) {
-        static support::PerBase<BaseFunctions> built;
-        base_ = built.get(base, [](const TypeGraph& b) { return BaseFunctions(b); });
-    }
+    if (const auto& base = graph.sharedBase())
+        base_ = BaseFunctions::of(base);
     // The graph's own prototypes, and room for those emission adds (a vmlinux: about a quarter
     // of its types).
     protos_->index.reserve((graph.endId() - graph.firstId()) / 4);

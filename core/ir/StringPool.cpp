@@ -85,6 +85,7 @@ StringPool::StringPool(std::shared_ptr<const StringPool> base) : base_(std::move
     }
     text_ = bytes_;
     slots_.assign(64, Slot{});
+    table_ = slots_;
 }
 
 void StringPool::ownText() {
@@ -95,9 +96,9 @@ void StringPool::ownText() {
 }
 
 std::optional<StrId> StringPool::findLocal(std::string_view s, uint32_t hash) const {
-    const size_t mask = slots_.size() - 1;
+    const size_t mask = table_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-        const Slot slot = slots_[i];
+        const Slot slot = table_[i];
         if (slot.local == 0)
             return std::nullopt;
         const StrId local = slot.local - 1;
@@ -150,6 +151,7 @@ void StringPool::grow() {
 void StringPool::rehash(size_t size) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(size, Slot{});
+    table_ = slots_;
     const size_t mask = slots_.size() - 1;
     for (const Slot& slot : old) {
         if (slot.local == 0)
@@ -227,6 +229,7 @@ void StringPool::adoptSection(std::span<const char> section, std::shared_ptr<con
         text_ = bytes_;
     }
     slots_.assign(64, Slot{});
+    table_ = slots_;
     used_ = 0;
     // Sized once for a section of kernel names, which average 25 bytes: growing the index step
     // by step rehashed a vmlinux's 100,000 strings ten times, for each module over it.

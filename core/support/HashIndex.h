@@ -12,13 +12,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace btforge::support {
 
 class HashIndex {
 public:
-    HashIndex() : slots_(1024) {} // never empty, so lookups need no test for it
+    HashIndex() : slots_(1024), table_(slots_) {} // never empty, so lookups need no test for it
+    // table_ views slots_ (moving keeps the buffer) or a base image's slots.
+    HashIndex(HashIndex&&) noexcept = default;
+    HashIndex& operator=(HashIndex&&) noexcept = default;
+    HashIndex(const HashIndex&) = delete;
+    HashIndex& operator=(const HashIndex&) = delete;
 
     void insert(uint64_t hash, ir::TypeId id) {
         if ((used_ + 1) * 4 > slots_.size() * 3)
@@ -57,17 +63,28 @@ public:
     // it returns true.
     template <typename Visit> void forEach(uint64_t hash, Visit&& visit) const {
         const uint32_t tag = tagOf(hash);
-        const size_t mask = slots_.size() - 1;
-        for (size_t i = tag & mask; slots_[i].id != ir::kVoidType; i = (i + 1) & mask) {
-            if (slots_[i].tag == tag && visit(slots_[i].id))
+        const size_t mask = table_.size() - 1;
+        for (size_t i = tag & mask; table_[i].id != ir::kVoidType; i = (i + 1) & mask) {
+            if (table_[i].tag == tag && visit(table_[i].id))
                 return;
         }
     }
 
     size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }
 
+    // Base images (ir/BaseImage.h). An index read from one is used where it lies, read-only.
+    template <typename Writer> void writeTo(Writer& out) const {
+        out.value(uint64_t{used_});
+        out.array(table_);
+    }
+    template <typename Reader> void readInPlace(Reader& in) {
+        used_ = in.template value<uint64_t>();
+        slots_.clear();
+        table_ = in.template array<Slot>();
+    }
+
     void prefetch(uint64_t hash) const {
-        btforge::prefetch(&slots_[tagOf(hash) & (slots_.size() - 1)]);
+        btforge::prefetch(&table_[tagOf(hash) & (table_.size() - 1)]);
     }
 
 private:
@@ -91,6 +108,7 @@ private:
     void rehash(size_t size) {
         std::vector<Slot> old = std::move(slots_);
         slots_.assign(size, Slot{});
+        table_ = slots_;
         for (const Slot& slot : old) {
             if (slot.id != ir::kVoidType)
                 place(slot);
@@ -98,6 +116,7 @@ private:
     }
 
     std::vector<Slot> slots_;
+    std::span<const Slot> table_;
     size_t used_ = 0;
 };
 

@@ -30,6 +30,13 @@ public:
         return value_;
     }
 
+    // Installs `value` as what get() returns for `base` (read from a base image, ir/BaseImage.h).
+    void put(const std::shared_ptr<const ir::TypeGraph>& base, std::shared_ptr<const T> value) {
+        std::lock_guard lock(mutex_);
+        value_ = std::move(value);
+        base_ = base;
+    }
+
 private:
     std::mutex mutex_;
     std::weak_ptr<const ir::TypeGraph> base_;

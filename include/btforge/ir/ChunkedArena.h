@@ -68,6 +68,18 @@ public:
     }
 
     void reserve(size_t items) { chunks_.reserve(items / kChunk + 1); }
+
+    // Base images (ir/BaseImage.h): an arena over an array read from one, where it lies, for
+    // reading only (nothing may be appended to it).
+    template <typename Reader> void readInPlace(Reader& in) {
+        const std::span<const T> flat = in.template array<T>();
+        blocks_.clear();
+        chunks_.clear();
+        allocated_ = 0;
+        end_ = static_cast<uint32_t>(flat.size());
+        for (uint32_t at = 0; at < end_; at += kChunk)
+            chunks_.push_back(const_cast<T*>(flat.data()) + at); // never written: see above
+    }
     size_t memoryUsage() const {
         return allocated_ * sizeof(T) + chunks_.capacity() * sizeof(T*) +
                blocks_.capacity() * sizeof(blocks_[0]);

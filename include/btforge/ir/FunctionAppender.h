@@ -14,6 +14,8 @@
 
 namespace btforge::ir {
 
+struct BaseFunctions; // the base's part, built once per base (core)
+
 class BTFORGE_API FunctionAppender {
 public:
     // Indexes the FUNC_PROTOs the graph and its base already have, so they are reused, and the
@@ -38,7 +40,6 @@ private:
     // What the base below the graph has, derived from it alone and so built once per base:
     // its prototypes, and its FUNCs without address by their FUNC_PROTO and DECL_TAGs by their
     // target (a FUNC or tag can only be the base's if it refers to the same base type).
-    struct BaseFunctions;
     std::shared_ptr<const BaseFunctions> base_;
     struct Prototypes; // the graph's own, by protoHash: a flat table of the core's
     std::unique_ptr<Prototypes> protos_;

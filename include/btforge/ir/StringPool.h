@@ -60,6 +60,7 @@ public:
     bool uniqueStrings() const { return unique_; }
 
 private:
+    friend struct ImageAccess; // base images (BaseImage.h) read and write the storage
     // `s` holds no NUL and is not empty; `hash` is hashString(s). Here or in the base.
     std::optional<StrId> findHashed(std::string_view s, uint32_t hash) const;
     std::optional<StrId> findLocal(std::string_view s, uint32_t hash) const;
@@ -86,6 +87,7 @@ private:
     std::span<const char> text_;
     std::shared_ptr<const void> owner_;
     std::vector<Slot> slots_;
+    std::span<const Slot> table_; // what lookups read: slots_, or a base image's
     size_t used_ = 0;
     bool unique_ = true;
     // internAll's scratch, kept so a pool interning batch after batch does not allocate.

@@ -94,6 +94,7 @@ public:
     }
 
 private:
+    friend struct ImageAccess; // base images (BaseImage.h) read and write the storage
     struct Record {
         StrId name;
         Kind kind;

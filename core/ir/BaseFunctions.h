@@ -1,0 +1,48 @@
+// What FunctionAppender derives from a base alone: the base's FUNC_PROTOs by prototype hash, its
+// FUNCs without address by their FUNC_PROTO and its DECL_TAGs by their target (a FUNC or tag can
+// only be the base's if it refers to the same base type). Built once while a base lives
+// (support/PerBase.h), or read from a base image (BaseImage.h).
+#pragma once
+
+#include "support/HashIndex.h"
+#include "support/ImageBytes.h"
+
+#include "btforge/ir/TypeGraph.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace btforge::ir {
+
+struct BaseFunctions {
+    explicit BaseFunctions(const TypeGraph& base);
+    BaseFunctions() = default;
+    // The chains view `chains_` (or an image's arrays): moving keeps them, copying would not.
+    BaseFunctions(BaseFunctions&&) = default;
+    BaseFunctions& operator=(BaseFunctions&&) = default;
+    BaseFunctions(const BaseFunctions&) = delete;
+    BaseFunctions& operator=(const BaseFunctions&) = delete;
+
+    // `base`'s tables, built on the first call while it lives or installed by install().
+    static std::shared_ptr<const BaseFunctions> of(const std::shared_ptr<const TypeGraph>& base);
+    static void install(const std::shared_ptr<const TypeGraph>& base,
+                        std::shared_ptr<const BaseFunctions> functions);
+    // Base images (BaseImage.h): the tables written, or read where they lie (the reader is
+    // checked before they are used).
+    void writeTo(image::Writer& out) const;
+    static std::shared_ptr<const BaseFunctions> readFrom(image::Reader& in);
+
+    support::HashIndex protos;
+    // Chains in id order: the first id of each base type, then the next of each FUNC or
+    // DECL_TAG.
+    std::span<const TypeId> functionsOf;
+    std::span<const TypeId> tagsOf;
+    std::span<const TypeId> nextOfSameTarget;
+
+private:
+    std::vector<TypeId> chains_; // the three above, one after the other, when built here
+};
+
+} // namespace btforge::ir

@@ -1,0 +1,195 @@
+#include "BaseCache.h"
+
+#include "btforge/ir/BaseImage.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <optional>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace btforge::host {
+namespace {
+
+constexpr std::string_view kPrefix = "base-";
+constexpr std::string_view kSuffix = ".img";
+
+// What names a file's contents for as long as nobody changes it: the change time moves on any
+// write or rename, and no user can set it.
+std::string identity(const struct stat& st) {
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+           std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+           std::to_string(st.st_ctim.tv_nsec);
+}
+
+std::optional<std::string> pathIdentity(const char* path) {
+    struct stat st {};
+    if (!path || ::stat(path, &st) != 0)
+        return std::nullopt;
+    return identity(st);
+}
+
+// The key of an image: the base file, the code that reads it and writes images (the core
+// library, which holds both, found by one of its functions), the BTF loader and its options.
+std::optional<std::string> keyOf(const MappedFile& file, const LoadedPlugin& loader) {
+    // The file itself: a pipe's or sysfs's bytes, held in a memory file, have no lasting
+    // identity.
+    struct stat st {
+    }, named{};
+    if (::fstat(file.descriptor(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        ::stat(file.path().c_str(), &named) != 0 || named.st_dev != st.st_dev ||
+        named.st_ino != st.st_ino)
+        return std::nullopt;
+    Dl_info core{};
+    if (::dladdr(reinterpret_cast<const void*>(&ir::readBaseImage), &core) == 0)
+        return std::nullopt;
+    auto coreId = pathIdentity(core.dli_fname);
+    auto loaderId = pathIdentity(loader.path.c_str());
+    if (!coreId || !loaderId)
+        return std::nullopt;
+    std::string key = "base " + identity(st) + "\ncore " + *coreId + "\nloader " + *loaderId;
+    for (const auto& [name, value] : loader.options)
+        key += "\n" + name + "=" + value;
+    return key;
+}
+
+// The image's file name: a hash of its key, which the image also holds whole.
+std::string nameOf(const std::string& key) {
+    uint64_t h = 0xcbf29ce484222325ull; // FNV-1a: a name, not a check
+    for (unsigned char c : key)
+        h = (h ^ c) * 0x100000001b3ull;
+    static const char* digits = "0123456789abcdef";
+    std::string name(kPrefix);
+    for (int shift = 60; shift >= 0; shift -= 4)
+        name += digits[(h >> shift) & 0xf];
+    return name + std::string(kSuffix);
+}
+
+bool onlyOwnerWrites(const struct stat& st) {
+    return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+Error ioError(const std::string& path, const std::string& what) {
+    return Error::io(path + ": --base-cache: " + what);
+}
+
+} // namespace
+
+Expected<BaseCache> BaseCache::open(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return ioError(dir, std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !onlyOwnerWrites(st)) {
+        ::close(fd);
+        return ioError(dir, "not a directory of this user's that only its owner may write");
+    }
+    return BaseCache(dir, fd);
+}
+
+BaseCache::BaseCache(BaseCache&& other) noexcept
+    : path_(std::move(other.path_)), dir_(std::exchange(other.dir_, -1)) {}
+
+BaseCache::~BaseCache() {
+    if (dir_ >= 0)
+        ::close(dir_);
+}
+
+std::shared_ptr<const ir::TypeGraph> BaseCache::find(const MappedFile& file,
+                                                     const LoadedPlugin& loader) const {
+    const auto key = keyOf(file, loader);
+    if (!key)
+        return nullptr;
+    const int fd = ::openat(dir_, nameOf(*key).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return nullptr;
+    struct stat st {};
+    const bool usable =
+        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && onlyOwnerWrites(st) && st.st_size > 0;
+    void* map =
+        usable ? ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+               : MAP_FAILED;
+    ::close(fd);
+    if (map == MAP_FAILED)
+        return nullptr;
+    const auto size = static_cast<size_t>(st.st_size);
+    std::shared_ptr<const void> owner(
+        map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+    return ir::readBaseImage({static_cast<const std::byte*>(map), size}, *key, std::move(owner));
+}
+
+Expected<bool> BaseCache::store(const MappedFile& file, const LoadedPlugin& loader,
+                                const std::shared_ptr<const ir::TypeGraph>& base) const {
+    const auto key = keyOf(file, loader);
+    if (!key || base->base())
+        return false;
+    const std::vector<std::byte> image = ir::writeBaseImage(base, *key);
+    static std::atomic<unsigned> serial{0};
+    const std::string temporary =
+        "." + nameOf(*key) + "." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+    const int fd = ::openat(dir_, temporary.c_str(),
+                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ioError(path_ + "/" + temporary, std::strerror(errno));
+    size_t done = 0;
+    while (done < image.size()) {
+        const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += static_cast<size_t>(n);
+    }
+    const bool written = done == image.size() && ::close(fd) == 0;
+    if (!written || ::renameat(dir_, temporary.c_str(), dir_, nameOf(*key).c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        if (done != image.size())
+            ::close(fd);
+        ::unlinkat(dir_, temporary.c_str(), 0);
+        return ioError(path_ + "/" + nameOf(*key), "cannot write the base's image: " + why);
+    }
+    dropOldest();
+    return true;
+}
+
+// Removes all but the kKeptImages most recent images: a kernel tree rebuilt again and again
+// would otherwise leave one per vmlinux it ever linked.
+void BaseCache::dropOldest() const {
+    const int fd = ::dup(dir_);
+    DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
+    if (!dir) {
+        if (fd >= 0)
+            ::close(fd);
+        return;
+    }
+    ::rewinddir(dir);
+    std::vector<std::pair<struct timespec, std::string>> images;
+    while (const dirent* entry = ::readdir(dir)) {
+        const std::string_view name = entry->d_name;
+        struct stat st {};
+        if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix) ||
+            ::fstatat(dir_, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        images.emplace_back(st.st_mtim, std::string(name));
+    }
+    ::closedir(dir);
+    if (images.size() <= kKeptImages)
+        return;
+    std::sort(images.begin(), images.end(), [](const auto& a, const auto& b) {
+        return a.first.tv_sec != b.first.tv_sec ? a.first.tv_sec > b.first.tv_sec
+                                                : a.first.tv_nsec > b.first.tv_nsec;
+    });
+    for (size_t i = kKeptImages; i < images.size(); ++i)
+        ::unlinkat(dir_, images[i].second.c_str(), 0);
+}
+
+} // namespace btforge::host

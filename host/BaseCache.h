@@ -1,0 +1,52 @@
+// An opt-in store of prepared bases (ir/BaseImage.h): the processes of a kernel build's module
+// step each read the same vmlinux as their base (-B); with a cache, the first writes the base's
+// image and the others map it. Named by --base-cache DIR or $BTFORGE_BASE_CACHE; without either
+// nothing is cached. docs/security.md lists the rules, which this enforces:
+//  - the directory is the user's own (owner: the effective user) and writable by nobody else;
+//  - an image is read only when it is a regular file (not a link) of the user's, writable by
+//    nobody else, and tagged with this base file (device, inode, size, modification and change
+//    times) and this build of btforge (the same of its core library and BTF loader, and the
+//    loader's options): a base or btforge changed since finds no image;
+//  - an image is written under a new hidden name (created exclusively, mode 0600) and renamed
+//    into place, so a reader never sees half of one; the newest kKeptImages are kept.
+#pragma once
+
+#include "PluginRegistry.h"
+
+#include "btforge/ir/TypeGraph.h"
+#include "btforge/support/Error.h"
+#include "btforge/support/MappedFile.h"
+
+#include <memory>
+#include <string>
+
+namespace btforge::host {
+
+class BaseCache {
+public:
+    static constexpr size_t kKeptImages = 4;
+
+    // The cache in `dir`, or why it cannot be used (an Io error naming the directory).
+    static Expected<BaseCache> open(const std::string& dir);
+    BaseCache(BaseCache&& other) noexcept;
+    BaseCache& operator=(BaseCache&&) = delete;
+    BaseCache(const BaseCache&) = delete;
+    ~BaseCache();
+
+    // The base prepared for `file` as `loader` reads it, or null when there is none.
+    std::shared_ptr<const ir::TypeGraph> find(const MappedFile& file,
+                                              const LoadedPlugin& loader) const;
+    // Writes `base`'s image, read from `file` by `loader`: whether it did (not for a base that
+    // could never be found again: a pipe's, sysfs's), or an error saying why it could not.
+    Expected<bool> store(const MappedFile& file, const LoadedPlugin& loader,
+                         const std::shared_ptr<const ir::TypeGraph>& base) const;
+
+private:
+    BaseCache(std::string path, int dir) : path_(std::move(path)), dir_(dir) {}
+    void dropOldest() const;
+
+    std::string path_;
+    int dir_ = -1;
+};
+
+} // namespace btforge::host
