@@ -1,6 +1,9 @@
 #include "BaseCache.h"
 
+#include "support/Hash.h"
+
 #include "btforge/ir/BaseImage.h"
+#include "btforge/support/Hex.h"
 
 #include <algorithm>
 #include <atomic>
@@ -38,9 +41,25 @@ std::optional<std::string> pathIdentity(const char* path) {
     return identity(st);
 }
 
+// The image's file name: a hash of its key, which the image also holds whole (so a name that
+// differs from one build to another only misses).
+std::string nameOf(const std::string& key) {
+    return std::string(kPrefix) + hex(hashing::combineText(0, key)) + std::string(kSuffix);
+}
+
+bool onlyOwnerWrites(const struct stat& st) {
+    return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+Error ioError(const std::string& path, const std::string& what) {
+    return Error::io(path + ": --base-cache: " + what);
+}
+
+} // namespace
+
 // The key of an image: the base file, the code that reads it and writes images (the core
 // library, which holds both, found by one of its functions), the BTF loader and its options.
-std::optional<std::string> keyOf(const MappedFile& file, const LoadedPlugin& loader) {
+std::optional<std::string> BaseCache::keyOf(const MappedFile& file, const LoadedPlugin& loader) {
     // The file itself: a pipe's or sysfs's bytes, held in a memory file, have no lasting
     // identity.
     struct stat st {
@@ -62,28 +81,6 @@ std::optional<std::string> keyOf(const MappedFile& file, const LoadedPlugin& loa
     return key;
 }
 
-// The image's file name: a hash of its key, which the image also holds whole.
-std::string nameOf(const std::string& key) {
-    uint64_t h = 0xcbf29ce484222325ull; // FNV-1a: a name, not a check
-    for (unsigned char c : key)
-        h = (h ^ c) * 0x100000001b3ull;
-    static const char* digits = "0123456789abcdef";
-    std::string name(kPrefix);
-    for (int shift = 60; shift >= 0; shift -= 4)
-        name += digits[(h >> shift) & 0xf];
-    return name + std::string(kSuffix);
-}
-
-bool onlyOwnerWrites(const struct stat& st) {
-    return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
-}
-
-Error ioError(const std::string& path, const std::string& what) {
-    return Error::io(path + ": --base-cache: " + what);
-}
-
-} // namespace
-
 Expected<BaseCache> BaseCache::open(const std::string& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
@@ -104,12 +101,8 @@ BaseCache::~BaseCache() {
         ::close(dir_);
 }
 
-std::shared_ptr<const ir::TypeGraph> BaseCache::find(const MappedFile& file,
-                                                     const LoadedPlugin& loader) const {
-    const auto key = keyOf(file, loader);
-    if (!key)
-        return nullptr;
-    const int fd = ::openat(dir_, nameOf(*key).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+std::shared_ptr<const ir::TypeGraph> BaseCache::find(const std::string& key) const {
+    const int fd = ::openat(dir_, nameOf(key).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return nullptr;
     struct stat st {};
@@ -124,18 +117,16 @@ std::shared_ptr<const ir::TypeGraph> BaseCache::find(const MappedFile& file,
     const auto size = static_cast<size_t>(st.st_size);
     std::shared_ptr<const void> owner(
         map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-    return ir::readBaseImage({static_cast<const std::byte*>(map), size}, *key, std::move(owner));
+    return ir::readBaseImage({static_cast<const std::byte*>(map), size}, key, std::move(owner));
 }
 
-Expected<bool> BaseCache::store(const MappedFile& file, const LoadedPlugin& loader,
+Expected<void> BaseCache::store(const std::string& key,
                                 const std::shared_ptr<const ir::TypeGraph>& base) const {
-    const auto key = keyOf(file, loader);
-    if (!key || base->base())
-        return false;
-    const std::vector<std::byte> image = ir::writeBaseImage(base, *key);
+    const std::vector<std::byte> image = ir::writeBaseImage(base, key);
+    const std::string name = nameOf(key);
     static std::atomic<unsigned> serial{0};
     const std::string temporary =
-        "." + nameOf(*key) + "." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+        "." + name + "." + std::to_string(::getpid()) + "." + std::to_string(serial++);
     const int fd = ::openat(dir_, temporary.c_str(),
                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -150,15 +141,15 @@ Expected<bool> BaseCache::store(const MappedFile& file, const LoadedPlugin& load
         done += static_cast<size_t>(n);
     }
     const bool written = done == image.size() && ::close(fd) == 0;
-    if (!written || ::renameat(dir_, temporary.c_str(), dir_, nameOf(*key).c_str()) != 0) {
+    if (!written || ::renameat(dir_, temporary.c_str(), dir_, name.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         if (done != image.size())
             ::close(fd);
         ::unlinkat(dir_, temporary.c_str(), 0);
-        return ioError(path_ + "/" + nameOf(*key), "cannot write the base's image: " + why);
+        return ioError(path_ + "/" + name, "cannot write the base's image: " + why);
     }
     dropOldest();
-    return true;
+    return {};
 }
 
 // Removes all but the kKeptImages most recent images: a kernel tree rebuilt again and again

@@ -18,6 +18,7 @@
 #include "btforge/support/MappedFile.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace btforge::host {
@@ -33,12 +34,13 @@ public:
     BaseCache(const BaseCache&) = delete;
     ~BaseCache();
 
-    // The base prepared for `file` as `loader` reads it, or null when there is none.
-    std::shared_ptr<const ir::TypeGraph> find(const MappedFile& file,
-                                              const LoadedPlugin& loader) const;
-    // Writes `base`'s image, read from `file` by `loader`: whether it did (not for a base that
-    // could never be found again: a pipe's, sysfs's), or an error saying why it could not.
-    Expected<bool> store(const MappedFile& file, const LoadedPlugin& loader,
+    // What an image of `file` as `loader` reads it is found by; none for a base that could
+    // never be found again (a pipe's, sysfs's).
+    static std::optional<std::string> keyOf(const MappedFile& file, const LoadedPlugin& loader);
+    // The base prepared under `key`, or null when there is none.
+    std::shared_ptr<const ir::TypeGraph> find(const std::string& key) const;
+    // Writes `base`'s image under `key`, or an error saying why it could not.
+    Expected<void> store(const std::string& key,
                          const std::shared_ptr<const ir::TypeGraph>& base) const;
 
 private:

@@ -34,8 +34,12 @@ Expected<std::shared_ptr<const ir::TypeGraph>> loadBase(const PluginRegistry& re
     auto file = openInput(path, session);
     if (!file)
         return std::move(file).error();
-    if (cache) {
-        if (auto prepared = cache->find(**file, **loader)) {
+    // Keyed once for both looking up and storing; only a base with a key (a file of its own)
+    // is cached.
+    const std::optional<std::string> key =
+        cache ? BaseCache::keyOf(**file, **loader) : std::nullopt;
+    if (key) {
+        if (auto prepared = cache->find(*key)) {
             if (session.stats)
                 session.stats->addCount("bases from the cache", 1);
             return prepared;
@@ -46,10 +50,10 @@ Expected<std::shared_ptr<const ir::TypeGraph>> loadBase(const PluginRegistry& re
     if (!graph)
         return std::move(graph).error();
     auto base = std::make_shared<const ir::TypeGraph>(std::move(*graph));
-    if (cache) {
-        if (auto stored = cache->store(**file, **loader, base); !stored)
+    if (key) {
+        if (auto stored = cache->store(*key, base); !stored)
             session.diagnostics.warning(stored.error().message());
-        else if (*stored && session.stats)
+        else if (session.stats)
             session.stats->addCount("bases prepared", 1);
     }
     return base;
