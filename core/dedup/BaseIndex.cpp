@@ -15,23 +15,6 @@ namespace {
 using ir::Kind;
 using ir::TypeId;
 
-// Kinds no unit type is ever equivalent to (units hold no functions or variables).
-bool outsideMerging(const ir::TypeGraph& base, Kind kind, TypeId id) {
-    switch (kind) {
-    case Kind::Void:
-    case Kind::Func:
-    case Kind::Var:
-    case Kind::Datasec:
-        return true;
-    case Kind::DeclTag: {
-        const Kind target = base.kind(base.target(id));
-        return target == Kind::Func || target == Kind::Var;
-    }
-    default:
-        return false;
-    }
-}
-
 // Equivalence of two base types, walked in step: every pair met must have equal labels, pairs
 // met before taken as equal (the coinductive reading, which cycles need).
 bool equivalent(BaseWorld& world, TypeId a, TypeId b) {
@@ -63,6 +46,22 @@ std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, TypeId id) {
         else
             return {0, false};
     });
+}
+
+bool BaseIndex::outsideMerging(const ir::TypeGraph& base, TypeId id) {
+    switch (base.kind(id)) {
+    case Kind::Void:
+    case Kind::Func:
+    case Kind::Var:
+    case Kind::Datasec:
+        return true;
+    case Kind::DeclTag: {
+        const Kind target = base.kind(base.target(id));
+        return target == Kind::Func || target == Kind::Var;
+    }
+    default:
+        return false;
+    }
 }
 
 uint64_t BaseIndex::nameKey(Kind kind, ir::StrId name) {
@@ -111,7 +110,7 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     for (TypeId id = 1; id < end; ++id) {
         starts[id] = static_cast<uint32_t>(anonymousRefs.size());
         const Kind kind = base.kind(id);
-        if (outsideMerging(base, kind, id))
+        if (outsideMerging(base, id))
             continue;
         if (kind != Kind::DeclTag && !base.name(id).empty()) { // foundByName
             const ir::StrId name = nameIdOf(id);

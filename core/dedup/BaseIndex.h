@@ -54,6 +54,10 @@ public:
 
     // Whether `id` of `graph` is found by name (else by shape).
     static bool foundByName(const ir::TypeGraph& graph, ir::TypeId id);
+    // Whether `id` of `base` is of a kind no unit type is ever equivalent to or reaches: void,
+    // FUNCs, VARs, DATASECs and the DECL_TAGs on the first two (units hold no functions or
+    // variables).
+    static bool outsideMerging(const ir::TypeGraph& base, ir::TypeId id);
 
     // Calls visit(id) for each base type of `kind` named `name`, in id order, until it returns
     // true.

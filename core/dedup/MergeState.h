@@ -89,18 +89,28 @@ struct GraphMerger::State {
     void internNames(const ir::TypeGraph& graph);
     void classifyUnmatched(const PreparedUnit& unit);
 
-    // finish() over a lazy base: the base made whole (every base type in `world`, by id) when
-    // a declaration group holds a base type, else a compact world of own types.
-    bool baseTakesPart() const;
+    // finish() over a lazy base: a compact world of the own types and of the base types that
+    // reach a base type findNameGroups() of the whole world would put in a group (only those can
+    // share a class with an own type); the base types they refer to are leaves.
+    std::vector<ir::TypeId> baseGroupMembers() const;
     bool earlyEnumRedefined() const;
-    void materializeBase();
-    void compactWorld();
+    void compactWorld(std::vector<ir::TypeId> baseTypes);
     // finish()'s world node of a merged id and back: the same number, but in a compact world
-    // (kNoNode: a base type no own type refers to).
+    // (kNoNode: a base type no type of the world refers to).
     static constexpr uint32_t kNoNode = UINT32_MAX;
     bool compact() const { return !idOfNode.empty(); }
     uint32_t nodeOf(ir::TypeId id) const { return compact() ? nodeOfId[id] : id; }
     ir::TypeId idOf(uint32_t node) const { return compact() ? idOfNode[node] : node; }
+    // Calls f(id) for each type that is a whole node of the world (not a leaf), in id order.
+    template <typename F> void forEachWorldType(F&& f) const {
+        const bool all = !compact();
+        for (ir::TypeId id = 1; all && id < firstOwn; ++id)
+            f(id);
+        for (ir::TypeId id : baseInWorld)
+            f(id);
+        for (ir::TypeId id = firstOwn; id < merged.endId(); ++id)
+            f(id);
+    }
 
     // --- finish() ---
     // The own declarations of one name and the live definitions they may stand for, as a range
@@ -142,6 +152,7 @@ struct GraphMerger::State {
     std::set<std::pair<std::string, uint32_t>> earlyEnums;
     ir::TypeId worldFirst = 0;           // world node n is type worldFirst + n
     std::vector<uint32_t> nodeOfId;      // a compact world's node by merged id
+    std::vector<ir::TypeId> baseInWorld; // the base types a compact world has whole, in id order
     std::vector<ir::TypeId> idOfNode;    // a compact world's merged id by node
     ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
     support::HashIndex index;            // canonical base types and own types by structural hash
