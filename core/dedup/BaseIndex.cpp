@@ -110,6 +110,8 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     for (TypeId id = 1; id < end; ++id) {
         starts[id] = static_cast<uint32_t>(anonymousRefs.size());
         const Kind kind = base.kind(id);
+        if (kind == Kind::Array && base.kind(base.getAs<ir::ArrayType>(id).elemType) == Kind::Array)
+            nestedArrays_ = true;
         if (outsideMerging(base, id))
             continue;
         if (kind != Kind::DeclTag && !base.name(id).empty()) { // foundByName
@@ -156,6 +158,7 @@ void BaseIndex::writeTo(image::Writer& out) const {
     shapes_.writeTo(out);
     out.array(std::span<const TypeId>(enumDeclarations_));
     out.value(uint8_t{minimal_});
+    out.value(uint8_t{nestedArrays_});
 }
 
 std::shared_ptr<const BaseIndex> BaseIndex::readFrom(const ir::TypeGraph& base, image::Reader& in) {
@@ -165,6 +168,7 @@ std::shared_ptr<const BaseIndex> BaseIndex::readFrom(const ir::TypeGraph& base, 
     const std::span<const TypeId> declarations = in.array<TypeId>();
     index->enumDeclarations_.assign(declarations.begin(), declarations.end());
     index->minimal_ = in.value<uint8_t>() != 0;
+    index->nestedArrays_ = in.value<uint8_t>() != 0;
     return index;
 }
 

@@ -81,6 +81,10 @@ public:
     bool minimal() const { return minimal_; }
     // Named ENUMs and ENUM64s without enumerators, in id order.
     std::span<const ir::TypeId> enumDeclarations() const { return enumDeclarations_; }
+    // Whether an ARRAY's elements are an ARRAY (a multi-dimensional array written nested, as
+    // LLVM does, not flattened as pahole does): units must spell theirs the same way. Known here
+    // so that a run need not scan the base for it.
+    bool nestedArrays() const { return nestedArrays_; }
 
 private:
     explicit BaseIndex(const ir::TypeGraph& base) : base_(base) {}
@@ -91,6 +95,7 @@ private:
     support::HashIndex shapes_;
     std::vector<ir::TypeId> enumDeclarations_;
     bool minimal_ = true;
+    bool nestedArrays_ = false;
 };
 
 } // namespace btforge::dedup

@@ -606,9 +606,17 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };
     for (uint32_t cls : fresh)
         copyType(merged, classRep[cls], result.graph, mapName, finalId, lists);
+    // Over a compact world, a base type outside it is itself: only the world's types are looked
+    // up (a module's run would otherwise go through every type of vmlinux here).
     result.finalIdOfProvisional.resize(end);
-    for (TypeId id = 0; id < end; ++id)
-        result.finalIdOfProvisional[id] = finalId(id);
+    if (compact()) {
+        std::iota(result.finalIdOfProvisional.begin(), result.finalIdOfProvisional.end(), 0);
+        for (uint32_t node = 0; node < nodes; ++node)
+            result.finalIdOfProvisional[idOf(node)] = finalOf[block[node]];
+    } else {
+        for (TypeId id = 0; id < end; ++id)
+            result.finalIdOfProvisional[id] = finalId(id);
+    }
     return result;
 }
 } // namespace btforge::dedup

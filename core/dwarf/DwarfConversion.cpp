@@ -27,15 +27,6 @@ constexpr auto kWorker = plugin::PhaseTimer::Scope::Thread;
 // A base written by an encoder that nests arrays has an ARRAY of ARRAY; one that flattens has none
 // (and a base without multi-dimensional arrays says nothing: flatten, as pahole, whose kernels
 // are the bases met in practice).
-ArrayShape arrayShapeOf(const ir::TypeGraph& base) {
-    for (TypeId id = 1; id < base.endId(); ++id) {
-        if (base.kind(id) == ir::Kind::Array &&
-            base.kind(base.getAs<ir::ArrayType>(id).elemType) == ir::Kind::Array)
-            return ArrayShape::Nested;
-    }
-    return ArrayShape::Flattened;
-}
-
 // Units merge in any order (whichever worker finishes first); the merger orders the result by
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
@@ -49,7 +40,11 @@ public:
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
           merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
-        partialRules_.arrays = base ? arrayShapeOf(*base) : options.arrays;
+        if (base)
+            partialRules_.arrays =
+                merger_.baseIndex()->nestedArrays() ? ArrayShape::Nested : ArrayShape::Flattened;
+        else
+            partialRules_.arrays = options.arrays;
         partialRules_.declarationTags = options.declarationTags;
         partialRules_.target = elf.target();
         partialRules_.convention = callingConventionOf(elf.target());

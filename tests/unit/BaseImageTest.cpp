@@ -27,6 +27,7 @@ std::shared_ptr<const TypeGraph> sampleBase() {
     TypeGraph g;
     const TypeId i32 = g.add(IntType{g.intern("int"), 4, int_encoding::kSigned, 0, 32});
     const TypeId ptr = g.add(PtrType{kNoName, i32});
+    g.add(ArrayType{kNoName, g.add(ArrayType{kNoName, i32, i32, 4}), i32, 3}); // int[3][4]
     std::vector<Enumerator> many;
     for (int i = 0; i < 1500; ++i)
         many.push_back({g.intern("E" + std::to_string(i)), static_cast<uint64_t>(i)});
@@ -92,12 +93,13 @@ TEST_CASE("BaseImage: the base and its derived tables come back") {
     });
     REQUIRE(found.size() == 1);
     CHECK(loaded->name(found[0]) == "s7");
+    CHECK(index->nestedArrays());
 
     // The appender's tables: a FUNC and a tag the base has are the base's, over either graph.
     for (const auto& over : {base, loaded}) {
         TypeGraph module(over);
         FunctionAppender appender(module);
-        const TypeId i32 = 1, ptr = 2;
+        const TypeId i32 = 1, ptr = 2; // sampleBase()'s first types
         const std::vector<Param> params{{module.intern("a"), i32}, {module.intern("b"), ptr}};
         const TypeId proto = appender.proto(i32, params);
         CHECK(proto < over->endId());

@@ -467,6 +467,24 @@ TEST_CASE("BaseIndex: a base with equivalent types is not minimal") {
     CHECK(!minimal(std::move(anonymous.g)));
 }
 
+TEST_CASE("BaseIndex: whether the base nests arrays, which units must follow") {
+    auto nested = [](TypeGraph g) {
+        const TypeGraph base = std::move(g);
+        dedup::BaseWorld world(base);
+        return dedup::BaseIndex(base, world).nestedArrays();
+    };
+    Unit flat;
+    const TypeId i = flat.integer("int");
+    flat.g.add(ArrayType{kNoName, i, i, 12});
+    CHECK_FALSE(nested(std::move(flat.g)));
+    Unit twoLevels; // int m[3][4]: an ARRAY of ARRAY, not the first ARRAY met
+    const TypeId j = twoLevels.integer("int");
+    const TypeId inner = twoLevels.g.add(ArrayType{kNoName, j, j, 4});
+    twoLevels.structure("s", {j});
+    twoLevels.g.add(ArrayType{kNoName, inner, j, 3});
+    CHECK(nested(std::move(twoLevels.g)));
+}
+
 TEST_CASE("GraphMerger: identical units collapse, pointer cycles included") {
     std::vector<TypeGraph> units;
     for (int variant = 0; variant < 2; ++variant) {
