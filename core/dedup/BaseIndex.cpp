@@ -5,7 +5,6 @@
 #include "support/Cycles.h"
 #include "support/PerBase.h"
 
-#include <numeric>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -154,36 +153,12 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
             !support::hasCycle(starts, anonymousRefs, [&](TypeId id) { return anonymous[id]; });
 }
 
-Referrers BaseIndex::referrers(std::vector<uint32_t>& storage) const {
-    if (!imageReferrers_.starts.empty())
-        return imageReferrers_;
-    const TypeId end = base_.endId();
-    auto forEachEdge = [&](auto&& f) {
-        for (TypeId id = 1; id < end; ++id) {
-            if (!outsideMerging(base_, id))
-                ir::forEachReference(base_, id, [&](TypeId ref) { f(id, ref); });
-        }
-    };
-    // One vector: the starts (end + 1 of them), then the ids.
-    storage.assign(size_t{end} + 1, 0);
-    forEachEdge([&](TypeId, TypeId ref) { ++storage[ref]; });
-    std::partial_sum(storage.begin(), storage.end(), storage.begin());
-    storage.resize(storage.size() + storage[end]);
-    uint32_t* ids = storage.data() + end + 1;
-    forEachEdge([&](TypeId id, TypeId ref) { ids[--storage[ref]] = id; });
-    return {std::span(storage).first(size_t{end} + 1), std::span(storage).subspan(size_t{end} + 1)};
-}
-
 void BaseIndex::writeTo(image::Writer& out) const {
     names_.writeTo(out);
     shapes_.writeTo(out);
     out.array(std::span<const TypeId>(enumDeclarations_));
     out.value(uint8_t{minimal_});
     out.value(uint8_t{nestedArrays_});
-    std::vector<uint32_t> storage;
-    const Referrers all = referrers(storage);
-    out.array(all.starts);
-    out.array(all.ids);
 }
 
 std::shared_ptr<const BaseIndex> BaseIndex::readFrom(const ir::TypeGraph& base, image::Reader& in) {
@@ -194,8 +169,6 @@ std::shared_ptr<const BaseIndex> BaseIndex::readFrom(const ir::TypeGraph& base, 
     index->enumDeclarations_.assign(declarations.begin(), declarations.end());
     index->minimal_ = in.value<uint8_t>() != 0;
     index->nestedArrays_ = in.value<uint8_t>() != 0;
-    index->imageReferrers_.starts = in.array<uint32_t>();
-    index->imageReferrers_.ids = in.array<TypeId>();
     return index;
 }
 

@@ -36,13 +36,6 @@ namespace btforge::dedup {
 // An ENUM's or ENUM64's size, and whether it is a declaration (no enumerators).
 std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, ir::TypeId id);
 
-// Who refers to each type of a base, through the references merging follows (types outside
-// merging refer to nothing): the referrers of t are ids[starts[t], starts[t + 1]).
-struct Referrers {
-    std::span<const uint32_t> starts;
-    std::span<const ir::TypeId> ids;
-};
-
 class BaseIndex {
 public:
     // Reads labels through `world` for its checks. The indexes are whole even when the base is
@@ -92,10 +85,6 @@ public:
     // LLVM does, not flattened as pahole does): units must spell theirs the same way. Known here
     // so that a run need not scan the base for it.
     bool nestedArrays() const { return nestedArrays_; }
-    // The base's referrers. An index read from a base image has them where they lie, so that a
-    // walk back from a few types reads a few pages of the image; any other builds them into
-    // `storage` for the caller (only the few merges over a declaration group ask).
-    Referrers referrers(std::vector<uint32_t>& storage) const;
 
 private:
     explicit BaseIndex(const ir::TypeGraph& base) : base_(base) {}
@@ -107,7 +96,6 @@ private:
     std::vector<ir::TypeId> enumDeclarations_;
     bool minimal_ = true;
     bool nestedArrays_ = false;
-    Referrers imageReferrers_; // empty unless read from a base image
 };
 
 } // namespace btforge::dedup

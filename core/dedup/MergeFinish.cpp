@@ -446,14 +446,24 @@ std::vector<TypeId> GraphMerger::State::baseGroupMembers() const {
 namespace {
 
 // The types of `base` from which one of `targets` can be reached through references (the
-// targets included), in id order.
-std::vector<TypeId> typesReaching(const TypeGraph& base, const BaseIndex& index,
-                                  std::span<const TypeId> targets) {
+// targets included), in id order. Types outside merging refer to nothing here: no own type can
+// share a class with them.
+std::vector<TypeId> typesReaching(const TypeGraph& base, std::span<const TypeId> targets) {
     if (targets.empty())
         return {};
     const TypeId end = base.endId();
-    std::vector<uint32_t> storage;
-    const Referrers referrers = index.referrers(storage);
+    auto forEachEdge = [&](auto&& f) {
+        for (TypeId id = 1; id < end; ++id) {
+            if (!BaseIndex::outsideMerging(base, id))
+                ir::forEachReference(base, id, [&](TypeId ref) { f(id, ref); });
+        }
+    };
+    // Who refers to each type: users[first[t], first[t + 1]).
+    std::vector<uint32_t> first(size_t{end} + 1, 0);
+    forEachEdge([&](TypeId, TypeId ref) { ++first[ref]; });
+    std::partial_sum(first.begin(), first.end(), first.begin());
+    std::vector<TypeId> users(first[end]);
+    forEachEdge([&](TypeId id, TypeId ref) { users[--first[ref]] = id; });
     std::vector<uint8_t> reached(end, 0);
     std::vector<TypeId> pending(targets.begin(), targets.end());
     for (TypeId id : targets)
@@ -461,11 +471,10 @@ std::vector<TypeId> typesReaching(const TypeGraph& base, const BaseIndex& index,
     while (!pending.empty()) {
         const TypeId id = pending.back();
         pending.pop_back();
-        for (uint32_t i = referrers.starts[id]; i < referrers.starts[id + 1]; ++i) {
-            const TypeId user = referrers.ids[i];
-            if (!reached[user]) {
-                reached[user] = 1;
-                pending.push_back(user);
+        for (uint32_t i = first[id]; i < first[id + 1]; ++i) {
+            if (!reached[users[i]]) {
+                reached[users[i]] = 1;
+                pending.push_back(users[i]);
             }
         }
     }
@@ -549,7 +558,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     release(classOf);
     release(internedName);
     if (lazyBase())
-        compactWorld(typesReaching(*base, *baseIndex, baseGroupMembers()));
+        compactWorld(typesReaching(*base, baseGroupMembers()));
     const TypeId end = merged.endId();
     const uint32_t nodes = world.size();
     std::vector<uint32_t> block;
