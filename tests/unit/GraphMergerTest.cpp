@@ -435,11 +435,17 @@ TEST_CASE("GraphMerger: an enum declaration resolved early, then defined otherwi
           test::written(mergeOverBase(base, units, both, false).graph));
 }
 
+// What `ask` says of the BaseIndex of `g` as a base.
+template <typename Ask> auto askIndex(TypeGraph g, Ask&& ask) {
+    const TypeGraph base = std::move(g);
+    dedup::BaseWorld world(base);
+    return ask(dedup::BaseIndex(base, world));
+}
+
 TEST_CASE("BaseIndex: a base with equivalent types is not minimal") {
     auto minimal = [](TypeGraph g) {
-        const TypeGraph base = std::move(g);
-        dedup::BaseWorld world(base);
-        return dedup::BaseIndex(base, world).minimal();
+        return askIndex(std::move(g),
+                        [](const dedup::BaseIndex& index) { return index.minimal(); });
     };
     Unit distinct;
     const TypeId integer = distinct.integer("int");
@@ -469,9 +475,8 @@ TEST_CASE("BaseIndex: a base with equivalent types is not minimal") {
 
 TEST_CASE("BaseIndex: whether the base nests arrays, which units must follow") {
     auto nested = [](TypeGraph g) {
-        const TypeGraph base = std::move(g);
-        dedup::BaseWorld world(base);
-        return dedup::BaseIndex(base, world).nestedArrays();
+        return askIndex(std::move(g),
+                        [](const dedup::BaseIndex& index) { return index.nestedArrays(); });
     };
     Unit flat;
     const TypeId i = flat.integer("int");
