@@ -55,6 +55,23 @@ Error ioError(const std::string& path, const std::string& what) {
     return Error::io(path + ": --base-cache: " + what);
 }
 
+// The pages just written sit in the page cache as large folios, which later runs would map whole
+// (the image entire in each one's RSS). Written out, dropped and read back a page at a time
+// (POSIX_FADV_RANDOM: no read-ahead into larger folios), they are single pages, which a run maps
+// only around what it reads (and MADV_RANDOM keeps so); reading them back here spares the first
+// runs a read from disk for each page. A failure costs memory only.
+void cacheInPages(int fd, size_t size) {
+    if (::fdatasync(fd) != 0 || ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0 ||
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) != 0)
+        return;
+    const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<std::byte> buffer(page);
+    for (size_t at = 0; at < size; at += page) {
+        if (::pread(fd, buffer.data(), page, static_cast<off_t>(at)) <= 0)
+            return;
+    }
+}
+
 } // namespace
 
 // The key of an image: the base file, the code that reads it and writes images (the core
@@ -130,8 +147,8 @@ Expected<void> BaseCache::store(const std::string& key,
     static std::atomic<unsigned> serial{0};
     const std::string temporary =
         "." + name + "." + std::to_string(::getpid()) + "." + std::to_string(serial++);
-    const int fd = ::openat(dir_, temporary.c_str(),
-                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    const int fd =
+        ::openat(dir_, temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return ioError(path_ + "/" + temporary, std::strerror(errno));
     size_t done = 0;
@@ -143,11 +160,8 @@ Expected<void> BaseCache::store(const std::string& key,
             break;
         done += static_cast<size_t>(n);
     }
-    // The pages just written sit in the page cache as large folios, which later runs would map
-    // whole (the image entire in each one's RSS): written out and dropped, they come back a page
-    // at a time, as each run touches them (MADV_RANDOM above). A failure here costs memory only.
-    if (done == image.size() && ::fdatasync(fd) == 0)
-        ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (done == image.size())
+        cacheInPages(fd, image.size());
     const bool written = done == image.size() && ::close(fd) == 0;
     if (!written || ::renameat(dir_, temporary.c_str(), dir_, name.c_str()) != 0) {
         const std::string why = std::strerror(errno);
