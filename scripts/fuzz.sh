@@ -35,7 +35,9 @@ for target in btf-reader-fuzz:$corpus json-loader-fuzz:$json_corpus c-emitter-fu
     # btf_dump on hostile BTF hangs rather than crashes: an input may take 10 s at most
     limits=()
     [ "$name" = c-emitter-fuzz ] && limits=(-timeout=10)
+    # A finding's input goes to the build tree, not the working directory.
     "$build/fuzz/bin/$name" -max_total_time="$seconds" -print_final_stats=1 "${limits[@]}" \
-        "${target#*:}" > "$log" 2>&1 || { tail -n 80 "$log"; exit 1; }
+        -artifact_prefix="$build/fuzz-$name-" "${target#*:}" > "$log" 2>&1 ||
+        { tail -n 80 "$log"; exit 1; }
     grep -E 'stat::number_of_executed_units|Done' "$log" | head -n 2
 done

@@ -77,7 +77,8 @@ private:
     const bool swap_;
     const bool funcAddresses_;
     const bool layout_;
-    const bool flatten_; // withBase, for a split graph
+    const bool flatten_;        // withBase, for a split graph
+    bool funcAddrKind_ = false; // a record of kind kFuncAddrKind was written
     std::vector<std::byte> types_;
     std::vector<char> strings_;
     uint64_t stringsStart_ = 0; // the offset strings_[0] gets
@@ -95,9 +96,11 @@ Expected<std::vector<std::byte>> Encoder::encode() {
     }
     // With a layout: header, types, layout, strings, where libbpf expects the layout. Split BTF
     // has the 2026 header but no section of its own: readers use its base's, and upstream pahole
-    // writes none there either.
-    const std::vector<std::byte> layout =
-        layout_ && (!graph_.base() || flatten_) ? layoutSection() : std::vector<std::byte>{};
+    // writes none there either; unless it holds the FUNC address kind, which its base need not
+    // describe (a standard vmlinux does not), so only its own section can.
+    const std::vector<std::byte> layout = layout_ && (!graph_.base() || flatten_ || funcAddrKind_)
+                                              ? layoutSection()
+                                              : std::vector<std::byte>{};
     const uint32_t headerSize = layout_ ? kLayoutHeaderSize : kMinHeaderSize;
     constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
     if (headerSize + types_.size() + layout.size() + strings_.size() > kMaxU32 ||
@@ -217,6 +220,7 @@ Expected<void> Encoder::encode(TypeId id, const ir::FuncType& type) {
                          "BTF cannot hold it; write it with -t btf-func-addr, or convert it with "
                          "--func-addr=merge or --func-addr=decl-tag");
     const auto linkage = static_cast<uint32_t>(type.linkage);
+    funcAddrKind_ |= type.address && layout_;
     if (type.address && layout_) // a kind of its own, which the layout section describes
         putRecord(type.name, kFuncAddrKind, linkage, false, type.proto);
     else // kind_flag 1 says 8 bytes follow

@@ -112,6 +112,22 @@ TEST_CASE("layout: split BTF has the 2026 header and no section of its own, as u
     CHECK(dump(*back) == dump(split));
 }
 
+TEST_CASE("layout: split BTF holding addressed FUNCs describes kind 20 itself") {
+    // Its base (here one read from DWARF, or a standard vmlinux) need not know kind 20: without
+    // a section of its own, no reader could size those records (found by btf-reader-fuzz).
+    auto base = std::make_shared<ir::TypeGraph>(allKindsGraph());
+    ir::TypeGraph split(base);
+    const ir::Param params[] = {{split.intern("a"), 1}};
+    const ir::TypeId proto = split.add(ir::FuncProtoType{ir::kNoName, 1, params});
+    split.add(ir::FuncType{split.intern("f"), proto, ir::FuncLinkage::Global, 0x1000ull});
+    auto blob = btf::writeBtf(split, {ir::ByteOrder::Little, true, true});
+    REQUIRE(blob);
+    CHECK(get32(*blob, 28) == 84); // layout_len: kinds 0-20
+    auto back = btf::readBtf(*blob, {"split.btf", base, true});
+    REQUIRE(back);
+    CHECK(dump(*back) == dump(split));
+}
+
 TEST_CASE("layout: 24-bit vlen is written with the layout and read back") {
     ir::TypeGraph graph;
     graph.add(ir::IntType{graph.intern("int"), 4, 0, 0, 32});
