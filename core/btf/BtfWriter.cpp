@@ -220,11 +220,12 @@ Expected<void> Encoder::encode(TypeId id, const ir::FuncType& type) {
                          "BTF cannot hold it; write it with -t btf-func-addr, or convert it with "
                          "--func-addr=merge or --func-addr=decl-tag");
     const auto linkage = static_cast<uint32_t>(type.linkage);
-    funcAddrKind_ |= type.address && layout_;
-    if (type.address && layout_) // a kind of its own, which the layout section describes
+    if (type.address && layout_) { // a kind of its own, which the layout section describes
         putRecord(type.name, kFuncAddrKind, linkage, false, type.proto);
-    else // kind_flag 1 says 8 bytes follow
+        funcAddrKind_ = true;
+    } else { // kind_flag 1 says 8 bytes follow
         putRecord(type.name, Kind::Func, linkage, type.address.has_value(), type.proto);
+    }
     if (type.address)
         detail::append(types_, *type.address, swap_);
     return {};

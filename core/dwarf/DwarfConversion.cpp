@@ -24,9 +24,6 @@ using ir::TypeId;
 // Units are read, mapped and merged by workers side by side: each times its own CPU.
 constexpr auto kWorker = plugin::PhaseTimer::Scope::Thread;
 
-// A base written by an encoder that nests arrays has an ARRAY of ARRAY; one that flattens has none
-// (and a base without multi-dimensional arrays says nothing: flatten, as pahole, whose kernels
-// are the bases met in practice).
 // Units merge in any order (whichever worker finishes first); the merger orders the result by
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
@@ -40,6 +37,9 @@ public:
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
           merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
+        // Arrays as the base spells them: a base written by an encoder that nests arrays has an
+        // ARRAY of ARRAY; one that flattens has none (and a base without multi-dimensional
+        // arrays says nothing: flatten, as pahole, whose kernels are the bases met in practice).
         if (base)
             partialRules_.arrays =
                 merger_.baseIndex()->nestedArrays() ? ArrayShape::Nested : ArrayShape::Flattened;
