@@ -16,7 +16,10 @@ function(btforge_add_plugin name)
     PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
-    INSTALL_RPATH "${BTFORGE_PLUGIN_INSTALL_RPATH}")
+    INSTALL_RPATH "${BTFORGE_PLUGIN_INSTALL_RPATH}"
+    # No padded build run path, whose empty entries would make the loader search the working
+    # directory (the host has loaded libbtforge-core already, wherever the plugin lies).
+    BUILD_WITH_INSTALL_RPATH ON)
   if(BTFORGE_PLUGIN_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY ${BTFORGE_PLUGIN_OUTPUT_DIRECTORY})

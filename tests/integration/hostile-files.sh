@@ -26,6 +26,8 @@
 #   descriptors -o /proc/self/fd/N and /dev/fd/N: only a descriptor btforge was started with
 #   signals     SIGINT, SIGTERM, SIGHUP and SIGPIPE during a run: temporaries removed, the old
 #               output intact, the signal's exit status
+#   libraries   run from a directory holding a library of each name btforge, its plugins and the
+#               LLVM reader load: none is loaded from there, whatever loader and emitter
 source "$(dirname "$0")/lib.sh"
 case_name=$1 inputs=$2 sources=$3 vmlinux=$4
 program=$inputs/functions-gcc-dwarf5-O2
@@ -484,6 +486,35 @@ PY
     [ "$status" = "-$(kill -l PIPE)" ] || { cat "$work/stderr"; fail "SIGPIPE: $status, not ended by the signal"; }
     intact SIGPIPE
     echo "signals: SIGINT, SIGTERM, SIGHUP, SIGPIPE leave no temporary file and the old output"
+    ;;
+libraries)
+    # A kernel tree is the working directory of a build's runs: the dynamic loader must find
+    # nothing there, whatever the run paths say (CMake's padded ones searched it). Every ELF file
+    # of the build and the libraries they load get a decoy of each name: not an ELF file, so
+    # loading one fails the run.
+    built=$(dirname "$BTFORGE")
+    mkdir "$work/tree"
+    for elf in "$BTFORGE" "$built"/plugins/*.so "$built"/../lib/libbtforge-core.so.*; do
+        ldd "$elf" | awk '$1 ~ /^lib/ {print $1}'
+    done | sort -u | while read -r name; do echo "not a library" > "$work/tree/$name"; done
+    decoys=$(ls "$work/tree" | wc -l)
+    [ "$decoys" -ge 8 ] || fail "only $decoys library names found"
+    for elf in "$BTFORGE" "$built"/plugins/*.so "$built"/../lib/libbtforge-core.so.*; do
+        readelf -d "$elf" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]$/\2/p' | tr ':' '\n' |
+            grep -vE '^(/|\$ORIGIN)' && fail "$elf: an empty or relative run path entry (above)"
+    done
+    cp "$program" "$work/tree/program"
+    cd "$work/tree"
+    for loader in dwarf llvm-dwarf; do
+        [ "$loader" = dwarf ] || "$BTFORGE" plugins | grep -q '^llvm-dwarf ' || continue
+        for emitter in btf text json c layout; do
+            run 0 "$BTFORGE" -q convert -f "$loader" program -t "$emitter" -o "out.$loader.$emitter"
+        done
+    done
+    run 0 "$BTFORGE" -q convert out.dwarf.btf -B out.dwarf.btf -t btf-func-addr -o out.func-addr
+    cmp -s out.dwarf.btf out.llvm-dwarf.btf 2> /dev/null || [ ! -e out.llvm-dwarf.btf ] ||
+        fail "the two loaders wrote different BTF"
+    echo "libraries: $decoys decoy libraries in the working directory, none loaded"
     ;;
 failure)
     echo "earlier output" > "$work/out"
