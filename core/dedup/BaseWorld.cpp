@@ -2,10 +2,10 @@
 
 namespace btforge::dedup {
 
-BaseWorld::BaseWorld(const ir::TypeGraph& base) : base_(base), nodeOf_(base.endId(), kNone) {}
+BaseWorld::BaseWorld(const ir::TypeGraph& base) : base_(base) {}
 
 size_t BaseWorld::memoryUsage() const {
-    return nodeOf_.capacity() * sizeof(uint32_t) + nodes_.memoryUsage();
+    return nodeOf_.memoryUsage() + nodes_.memoryUsage();
 }
 
 } // namespace btforge::dedup

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "dedup/RefGraph.h"
+#include "support/SparseIdMap.h"
 
 #include "btforge/ir/TypeGraph.h"
 
@@ -26,19 +27,15 @@ public:
     size_t memoryUsage() const;
 
 private:
-    static constexpr uint32_t kNone = UINT32_MAX;
-
     uint32_t node(ir::TypeId id) {
-        uint32_t& n = nodeOf_[id];
-        if (n == kNone) {
-            n = nodes_.size();
+        const auto [n, added] = nodeOf_.emplace(id, nodes_.size());
+        if (added)
             nodes_.addType(base_, id);
-        }
         return n;
     }
 
     const ir::TypeGraph& base_;
-    std::vector<uint32_t> nodeOf_; // by base id: its node in nodes_, or kNone
+    support::SparseIdMap nodeOf_; // by base id: its node in nodes_
     RefGraph nodes_;
 };
 

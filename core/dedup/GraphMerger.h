@@ -16,6 +16,7 @@
 // walks over flat reference lists, appending what is new), then finish() once.
 #pragma once
 
+#include "dedup/FinalIds.h"
 #include "dedup/RefGraph.h"
 
 #include "btforge/ir/TypeGraph.h"
@@ -90,8 +91,7 @@ public:
 
     struct Result {
         ir::TypeGraph graph; // over the base, when there is one
-        // Final id of every id merge() returned (provisional and base ids, void), by that id.
-        std::vector<ir::TypeId> finalIdOfProvisional;
+        FinalIds finalIds;   // of every id merge() returned
         // Over a lazy base, units may map an enum declaration to the base's one definition of
         // its name and size (BaseDeclarations::resolveEnumDeclarations), which is what finish()
         // decides too, unless an own type defines that enum otherwise. Then this is set, the

@@ -494,32 +494,43 @@ std::vector<TypeId> typesReaching(const TypeGraph& base, std::span<const TypeId>
 // base types that reach one: a module defining an enum vmlinux only declares (nf_nat_h323.ko)
 // takes 8 of the base's 95,246 types instead of all (3 MB of nodes, and hashes and blocks).
 void GraphMerger::State::compactWorld(std::vector<TypeId> baseTypes) {
-    nodeOfId.assign(merged.endId(), kNoNode);
     idOfNode.assign(1, ir::kVoidType);
-    nodeOfId[ir::kVoidType] = 0;
-    auto place = [&](TypeId id) {
-        if (nodeOfId[id] == kNoNode) {
-            nodeOfId[id] = static_cast<uint32_t>(idOfNode.size());
+    baseNodeOfId.emplace(ir::kVoidType, 0);
+    ownNodeOfId.reserve(merged.endId() - firstOwn);
+    for (TypeId id = firstOwn; id < merged.endId(); ++id) {
+        ownNodeOfId.push_back(static_cast<uint32_t>(idOfNode.size()));
+        idOfNode.push_back(id);
+    }
+    auto placeBase = [&](TypeId id) {
+        if (!isOwn(id) && baseNodeOfId.emplace(id, idOfNode.size()).second)
             idOfNode.push_back(id);
-        }
     };
-    for (TypeId id = firstOwn; id < merged.endId(); ++id)
-        place(id);
     for (TypeId id : baseTypes)
-        place(id);
+        placeBase(id);
     const auto leaves = static_cast<uint32_t>(idOfNode.size());
     for (uint32_t node = 0; node < world.size(); ++node) {
         for (TypeId ref : world.refs(node))
-            place(ref);
+            placeBase(ref);
     }
     for (TypeId id : baseTypes)
-        ir::forEachReference(*base, id, place);
+        ir::forEachReference(*base, id, placeBase);
     RefGraph compactGraph;
     compactGraph.addLeaf(voidLabel());
-    for (uint32_t node = 0; node < world.size(); ++node)
-        compactGraph.addCopy(world, node, nodeOfId);
-    for (TypeId id : baseTypes)
-        compactGraph.addType(*base, id, nodeOfId);
+    std::vector<uint32_t> refs;
+    auto addRemapped = [&](const LabelHash& label) {
+        for (uint32_t& ref : refs)
+            ref = nodeOf(ref);
+        compactGraph.addNode(label, refs);
+    };
+    for (uint32_t node = 0; node < world.size(); ++node) {
+        const std::span<const uint32_t> from = world.refs(node);
+        refs.assign(from.begin(), from.end());
+        addRemapped(world.label(node));
+    }
+    for (TypeId id : baseTypes) {
+        refs.clear();
+        addRemapped(detail::labelOf(*base, id, refs));
+    }
     for (uint32_t node = leaves; node < idOfNode.size(); ++node) {
         const TypeId id = idOfNode[node];
         compactGraph.addLeaf({hashing::combine(0x7f4a7c159e3779b9ull, id),
@@ -608,15 +619,22 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
         copyType(merged, classRep[cls], result.graph, mapName, finalId, lists);
     // Over a compact world, a base type outside it is itself: only the world's types are looked
     // up (a module's run would otherwise go through every type of vmlinux here).
-    result.finalIdOfProvisional.resize(end);
+    std::vector<TypeId> ownFinal(end - firstOwn);
+    std::vector<std::pair<TypeId, TypeId>> movedBase;
+    auto record = [&](TypeId id, TypeId final) {
+        if (isOwn(id))
+            ownFinal[id - firstOwn] = final;
+        else if (final != id)
+            movedBase.emplace_back(id, final);
+    };
     if (compact()) {
-        std::iota(result.finalIdOfProvisional.begin(), result.finalIdOfProvisional.end(), 0);
         for (uint32_t node = 0; node < nodes; ++node)
-            result.finalIdOfProvisional[idOf(node)] = finalOf[block[node]];
+            record(idOf(node), finalOf[block[node]]);
     } else {
         for (TypeId id = 0; id < end; ++id)
-            result.finalIdOfProvisional[id] = finalId(id);
+            record(id, finalId(id));
     }
+    result.finalIds = FinalIds(firstOwn, std::move(ownFinal), std::move(movedBase));
     return result;
 }
 } // namespace btforge::dedup

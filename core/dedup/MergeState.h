@@ -9,6 +9,7 @@
 #include "dedup/GraphMerger.h"
 #include "dedup/RefGraph.h"
 #include "support/HashIndex.h"
+#include "support/SparseIdMap.h"
 
 #include "btforge/ir/ChunkedArena.h"
 
@@ -97,9 +98,13 @@ struct GraphMerger::State {
     void compactWorld(std::vector<ir::TypeId> baseTypes);
     // finish()'s world node of a merged id and back: the same number, but in a compact world
     // (kNoNode: a base type no type of the world refers to).
-    static constexpr uint32_t kNoNode = UINT32_MAX;
+    static constexpr uint32_t kNoNode = support::SparseIdMap::kAbsent;
     bool compact() const { return !idOfNode.empty(); }
-    uint32_t nodeOf(ir::TypeId id) const { return compact() ? nodeOfId[id] : id; }
+    uint32_t nodeOf(ir::TypeId id) const {
+        if (!compact())
+            return id;
+        return isOwn(id) ? ownNodeOfId[id - firstOwn] : baseNodeOfId.find(id);
+    }
     ir::TypeId idOf(uint32_t node) const { return compact() ? idOfNode[node] : node; }
     // Calls f(id) for each type that is a whole node of the world (not a leaf), in id order.
     template <typename F> void forEachWorldType(F&& f) const {
@@ -151,7 +156,8 @@ struct GraphMerger::State {
     // GraphMerger::Result::earlyEnumRedefined).
     std::set<std::pair<std::string, uint32_t>> earlyEnums;
     ir::TypeId worldFirst = 0;           // world node n is type worldFirst + n
-    std::vector<uint32_t> nodeOfId;      // a compact world's node by merged id
+    std::vector<uint32_t> ownNodeOfId;   // a compact world's node by own id - firstOwn
+    support::SparseIdMap baseNodeOfId;   // and by base id (kNoNode: not in it)
     std::vector<ir::TypeId> baseInWorld; // the base types a compact world has whole, in id order
     std::vector<ir::TypeId> idOfNode;    // a compact world's merged id by node
     ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn

@@ -18,14 +18,9 @@ void RefGraph::addNode(const LabelHash& label, std::span<const uint32_t> refs) {
         {label, refs.empty() ? nullptr : &refs_[first], static_cast<uint32_t>(refs.size())});
 }
 
-void RefGraph::addType(const ir::TypeGraph& graph, ir::TypeId id,
-                       std::span<const ir::TypeId> remap) {
+void RefGraph::addType(const ir::TypeGraph& graph, ir::TypeId id) {
     scratch_.clear();
     const LabelHash label = detail::labelOf(graph, id, scratch_);
-    if (!remap.empty()) {
-        for (uint32_t& ref : scratch_)
-            ref = remap[ref];
-    }
     addNode(label, scratch_);
 }
 

@@ -27,13 +27,13 @@ struct LabelHash {
 class RefGraph {
 public:
     // Nodes are numbered in the order they are added, from 0.
-    // Adds `id` of `graph`, its references passed through `remap` (indexed by type id) unless
-    // `remap` is empty.
-    void addType(const ir::TypeGraph& graph, ir::TypeId id, std::span<const ir::TypeId> remap = {});
+    // Adds `id` of `graph`.
+    void addType(const ir::TypeGraph& graph, ir::TypeId id);
     // Adds a node with the label and references of `node` of `from`, passed through `remap`.
     void addCopy(const RefGraph& from, uint32_t node, std::span<const uint32_t> remap);
     // Adds a node without references (void, placeholders, nodes left out).
     void addLeaf(const LabelHash& label);
+    void addNode(const LabelHash& label, std::span<const uint32_t> refs);
     // Passes every reference through `map` (indexed by node).
     void remapRefs(std::span<const uint32_t> map);
 
@@ -72,7 +72,6 @@ private:
         uint32_t* refs;
         uint32_t refCount;
     };
-    void addNode(const LabelHash& label, std::span<const uint32_t> refs);
 
     ir::ChunkedArena<Node> nodes_;
     ir::ChunkedArena<uint32_t> refs_;

@@ -265,7 +265,7 @@ private:
             else
                 it->count += u.count;
         }
-        mapped.observations.remapTypes(merged, 1);
+        mapped.observations.remapTypes([&](TypeId id) { return merged[id - 1]; });
         observations_[index] = std::move(mapped.observations);
     }
 
@@ -330,10 +330,9 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     }
     std::optional<plugin::PhaseTimer> dedupTimer(std::in_place, stats, plugin::phase::kDedup);
     ir::TypeGraph& graph = merged.graph;
-    const std::vector<TypeId>& finalIds = merged.finalIdOfProvisional;
     UnitObservations all;
     for (UnitObservations& unit : pipeline->observations()) {
-        unit.remapTypes(finalIds, 0);
+        unit.remapTypes(merged.finalIds);
         all.append(std::move(unit));
         unit = UnitObservations(); // give the copied lists back now
     }

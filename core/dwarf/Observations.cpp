@@ -2,19 +2,6 @@
 
 namespace btforge::dwarf {
 
-void UnitObservations::remapTypes(std::span<const ir::TypeId> map, ir::TypeId firstId) {
-    auto remap = [&](ir::TypeId& id) {
-        if (id != ir::kVoidType)
-            id = map[id - firstId];
-    };
-    for (FunctionObservation& f : functions)
-        remap(f.returnType);
-    for (ParamObservation& p : params)
-        remap(p.type);
-    for (VariableObservation& v : variables)
-        remap(v.type);
-}
-
 void UnitObservations::append(UnitObservations&& other) {
     text.adopt(other.text);
     auto paramBase = static_cast<uint32_t>(params.size());

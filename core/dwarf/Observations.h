@@ -89,8 +89,19 @@ struct UnitObservations {
     template <typename T> std::span<const TagObservation> tagsOf(const T& owner) const {
         return {tags.data() + owner.tagFirst, owner.tagCount};
     }
-    // Rewrites every type id with map[id - firstId] (void stays void).
-    void remapTypes(std::span<const ir::TypeId> map, ir::TypeId firstId);
+    // Rewrites every type id with finalOf(id) (void stays void).
+    template <typename FinalOf> void remapTypes(FinalOf&& finalOf) {
+        auto remap = [&](ir::TypeId& id) {
+            if (id != ir::kVoidType)
+                id = finalOf(id);
+        };
+        for (FunctionObservation& f : functions)
+            remap(f.returnType);
+        for (ParamObservation& p : params)
+            remap(p.type);
+        for (VariableObservation& v : variables)
+            remap(v.type);
+    }
     void append(UnitObservations&& other);
 };
 

@@ -18,7 +18,7 @@ void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
             graph_.add(ir::rewrite(unit, unit.get(id), graph_, mapRef, scratch_));
     }
     observations_[index] = mapped.observations;
-    observations_[index].remapTypes(map, 1);
+    observations_[index].remapTypes(mapRef);
 }
 
 UnitObservations UndeduplicatedGraph::takeObservations() {

@@ -671,8 +671,8 @@ TEST_CASE("GraphMerger: types of the base map to the smallest equivalent base id
     GraphMerger::Result result = std::move(merger).finish();
     REQUIRE(result.graph.ownCount() == 1);
     CHECK(result.graph.firstId() == 5);
-    CHECK(result.finalIdOfProvisional[provisional[t - 1]] == 5);
-    CHECK(result.finalIdOfProvisional[basePtr] == basePtr);
+    CHECK(result.finalIds(provisional[t - 1]) == 5);
+    CHECK(result.finalIds(basePtr) == basePtr);
     const auto st = result.graph.getAs<StructType>(5);
     CHECK(st.members[0].type == basePtr);
     CHECK(st.members[1].type == baseInt);
@@ -690,7 +690,7 @@ TEST_CASE("GraphMerger: a FWD resolves to a base struct, joining a base type") {
     std::vector<TypeId> provisional = merger.merge(u.g, 0);
     GraphMerger::Result result = std::move(merger).finish();
     CHECK(result.graph.ownCount() == 0);
-    CHECK(result.finalIdOfProvisional[provisional[p - 1]] == basePtr);
+    CHECK(result.finalIds(provisional[p - 1]) == basePtr);
 }
 
 TEST_CASE("GraphMerger: placeholders stand for types merged earlier") {
@@ -722,7 +722,7 @@ TEST_CASE("GraphMerger: placeholders stand for types merged earlier") {
             merger.merge(third, 2);
         const GraphMerger::Result result = std::move(merger).finish();
         CHECK(result.graph.ownCount() == 4); // int, s, s*, t
-        CHECK(result.finalIdOfProvisional[secondIds[t - 1]] == 4);
+        CHECK(result.finalIds(secondIds[t - 1]) == 4);
     }
 }
 
@@ -1023,7 +1023,7 @@ TEST_CASE("GraphMerger: finish() on workers gives what it gives alone") {
     const GraphMerger::Result alone = finishWith(nullptr);
     const GraphMerger::Result onWorkers = finishWith(&threads);
     CHECK(threads.calls > 0);
-    CHECK(alone.finalIdOfProvisional == onWorkers.finalIdOfProvisional);
+    CHECK(alone.finalIds == onWorkers.finalIds);
     CHECK(test::dump(alone.graph) == test::dump(onWorkers.graph));
     // The declarations resolved: int, kNames structs and their pointers, kNames t structs.
     CHECK(alone.graph.ownCount() == 1 + 3 * kNames);
