@@ -90,13 +90,13 @@ void DieAttributes::constant(unsigned attribute, Constant value) {
         set(die_.byteSize, kHasByteSize);
         break;
     case DW_AT_bit_size:
-        set(die_.bitSize, kHasBitSize);
+        set(unit_.rareFor(die_).bitSize, kHasBitSize);
         break;
     case DW_AT_data_bit_offset:
-        set(die_.dataBitOffset, kHasDataBitOffset);
+        set(unit_.rareFor(die_).dataBitOffset, kHasDataBitOffset);
         break;
     case DW_AT_bit_offset:
-        set(die_.bitOffset, kHasBitOffset);
+        set(unit_.rareFor(die_).bitOffset, kHasBitOffset);
         break;
     case DW_AT_data_member_location:
         set(die_.dataMemberLocation, kHasDataMemberLocation);
@@ -138,7 +138,7 @@ void DieAttributes::string(unsigned attribute, std::string_view value) {
     if (attribute == DW_AT_name) {
         die_.name = value;
     } else if (attribute == DW_AT_const_value) { // annotations
-        die_.stringValue = value;
+        unit_.rareFor(die_).stringValue = value;
         die_.flags |= kHasConstValue | kConstValueString;
     }
 }
@@ -165,7 +165,7 @@ void DieAttributes::reference(unsigned attribute, DieOffset target) {
 
 void DieAttributes::address(unsigned attribute, uint64_t address) {
     if (attribute == DW_AT_low_pc) {
-        die_.lowPc = address;
+        unit_.rareFor(die_).lowPc = address;
         die_.flags |= kHasLowPc;
     }
 }
@@ -205,7 +205,8 @@ bool DieAttributes::wanted() const {
         return true;
     // A list's later entries: a parameter's entry-value register, from the first entry that
     // names one.
-    return isList_ && die_.tag == DW_TAG_formal_parameter && die_.entryValueRegister == 0xff;
+    return isList_ && die_.tag == DW_TAG_formal_parameter &&
+           unit_.rareOf(die_).entryValueRegister == 0xff;
 }
 
 std::vector<LocationOp>& DieAttributes::expression() {
@@ -221,18 +222,19 @@ void DieAttributes::expressionRead(bool read) {
     const bool stored = expressions_ == 1;
     if (!stored) {
         if (read)
-            die_.entryValueRegister = entryValueRegister(scratch_);
+            unit_.rareFor(die_).entryValueRegister = entryValueRegister(scratch_);
         return;
     }
     if (!read) {
         unit_.locationOps.resize(first_);
         return;
     }
-    die_.locationFirst = first_;
-    die_.locationCount = static_cast<uint32_t>(unit_.locationOps.size()) - first_;
+    RareAttributes& rare = unit_.rareFor(die_);
+    rare.locationFirst = first_;
+    rare.locationCount = static_cast<uint32_t>(unit_.locationOps.size()) - first_;
     die_.flags |= kLocationKnown;
     if (isList_ && die_.tag == DW_TAG_formal_parameter)
-        die_.entryValueRegister = entryValueRegister(unit_.location(die_));
+        rare.entryValueRegister = entryValueRegister(unit_.location(die_));
 }
 
 bool DieAttributes::needsFirstRange() const {

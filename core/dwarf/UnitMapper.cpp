@@ -338,7 +338,8 @@ private:
         TypeId target = resolve(unit_.dies[index].type);
         forEachChild(index, [&](uint32_t, const Die& child) {
             if (isAnnotation(child) && child.name == "btf_type_tag")
-                target = out_.graph.add(ir::TypeTagType{intern(child.stringValue), target});
+                target = out_.graph.add(
+                    ir::TypeTagType{intern(unit_.rareOf(child).stringValue), target});
         });
         return target;
     }
@@ -346,7 +347,8 @@ private:
     void addDeclTags(uint32_t index, TypeId target, int32_t component = -1) {
         forEachChild(index, [&](uint32_t, const Die& child) {
             if (isAnnotation(child) && child.name == "btf_decl_tag")
-                out_.graph.add(ir::DeclTagType{intern(child.stringValue), target, component});
+                out_.graph.add(
+                    ir::DeclTagType{intern(unit_.rareOf(child).stringValue), target, component});
         });
     }
 
@@ -455,18 +457,19 @@ private:
         ir::Member m;
         m.name = identifier(die.name);
         m.type = resolve(die.type);
+        const RareAttributes& rare = unit_.rareOf(die);
         uint64_t bitOffset =
-            die.has(kHasDataBitOffset) ? die.dataBitOffset : die.dataMemberLocation * 8;
+            die.has(kHasDataBitOffset) ? rare.dataBitOffset : die.dataMemberLocation * 8;
         if (die.has(kHasBitSize)) {
-            m.bitfieldSize = static_cast<uint32_t>(die.bitSize);
+            m.bitfieldSize = static_cast<uint32_t>(rare.bitSize);
             if (die.has(kHasBitOffset)) {
                 // DWARF 2-4 count from the most significant bit of the storage unit. That is
                 // its first bit on a big-endian target; on a little-endian one, its last.
                 if (target_.isBigEndian()) {
-                    bitOffset += die.bitOffset;
+                    bitOffset += rare.bitOffset;
                 } else {
                     uint64_t storage = die.has(kHasByteSize) ? die.byteSize : byteSizeOf(die.type);
-                    bitOffset += storage * 8 - die.bitOffset - die.bitSize;
+                    bitOffset += storage * 8 - rare.bitOffset - rare.bitSize;
                 }
             }
         }
@@ -630,7 +633,8 @@ private:
             if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31 && ops.back().atom == DW_OP_stack_value)
                 return atom - DW_OP_breg0;
         }
-        return param.entryValueRegister == 0xff ? -1 : param.entryValueRegister;
+        const uint8_t entry = unit_.rareOf(param).entryValueRegister;
+        return entry == 0xff ? -1 : entry;
     }
 
     // Whether the DWARF gives a parameter's value without the caller passing it: a constant,
@@ -705,7 +709,7 @@ private:
         fo.name = out_.observations.text.store(name);
         fo.die = die.offset;
         fo.unit = unitOrder_;
-        fo.lowPc = die.lowPc;
+        fo.lowPc = unit_.rareOf(die).lowPc;
         fo.hasLowPc = die.has(kHasLowPc);
         fo.returnType = resolve(f.returnType());
         if (f.any(kExternal))
@@ -853,7 +857,7 @@ private:
         forEachChild(index, [&](uint32_t, const Die& child) {
             if (isAnnotation(child) && child.name == "btf_decl_tag")
                 out_.observations.tags.push_back(
-                    {out_.observations.text.store(child.stringValue), component});
+                    {out_.observations.text.store(unit_.rareOf(child).stringValue), component});
         });
     }
 
@@ -910,9 +914,9 @@ private:
     static constexpr uint64_t kMaxBitfieldBits = 255;
     static constexpr uint64_t kMaxFlaggedBitOffset = (1u << 24) - 1; // kind_flag member offsets
 
-    static uint64_t baseTypeBits(const Die& die) {
+    uint64_t baseTypeBits(const Die& die) const {
         if (die.has(kHasBitSize))
-            return die.bitSize;
+            return unit_.rareOf(die).bitSize;
         return die.byteSize > kMaxIntBytes ? UINT64_MAX : die.byteSize * 8;
     }
 
@@ -958,13 +962,14 @@ private:
             bitfields |= child.has(kHasBitSize);
             // Bounds the offset member() computes (DWARF 2-4 bitfields add less than the
             // storage unit) without repeating it.
-            uint64_t offset = child.has(kHasDataBitOffset) ? child.dataBitOffset
+            const RareAttributes& rare = unit_.rareOf(child);
+            uint64_t offset = child.has(kHasDataBitOffset) ? rare.dataBitOffset
                               : child.dataMemberLocation > UINT32_MAX / 8
                                   ? UINT64_MAX
                                   : child.dataMemberLocation * 8;
             if (child.has(kHasBitSize) && child.has(kHasBitOffset))
-                offset = offset > UINT32_MAX ? offset : offset + child.bitSize;
-            if (child.has(kHasBitSize) && child.bitSize > kMaxBitfieldBits)
+                offset = offset > UINT32_MAX ? offset : offset + rare.bitSize;
+            if (child.has(kHasBitSize) && rare.bitSize > kMaxBitfieldBits)
                 offset = UINT64_MAX;
             farthest = std::max(farthest, offset);
         });

@@ -30,7 +30,8 @@ std::optional<DieOffset> measureNames(UnitDies& unit) {
         return true;
     };
     for (Die& die : unit.dies) {
-        if (!measure(die.name) || !measure(die.stringValue))
+        if (!measure(die.name) ||
+            (die.rare != kNoIndex && !measure(unit.rare[die.rare].stringValue)))
             return die.offset;
     }
     return std::nullopt;

@@ -41,35 +41,38 @@ std::string difference(const Readers& readers, const UnitDies& ua, const UnitDie
     auto field = [](const char* name, uint64_t x, uint64_t y) {
         return x == y ? std::string() : std::string(name) + " " + hex(x) + " vs " + hex(y);
     };
-    for (auto [name, x, y] : {std::tuple{"offset", a.offset, b.offset},
-                              {"parent", a.parent, b.parent},
-                              {"nextSibling", a.nextSibling, b.nextSibling},
-                              {"firstChild", a.firstChild, b.firstChild},
-                              {"tag", a.tag, b.tag},
-                              {"encoding", a.encoding, b.encoding},
-                              {"callingConvention", a.callingConvention, b.callingConvention},
-                              {"flags", a.flags, b.flags},
-                              {"alignment", a.alignment, b.alignment},
-                              {"type", a.type, b.type},
-                              {"abstractOrigin", a.abstractOrigin, b.abstractOrigin},
-                              {"specification", a.specification, b.specification},
-                              {"byteSize", a.byteSize, b.byteSize},
-                              {"bitSize", a.bitSize, b.bitSize},
-                              {"dataMemberLocation", a.dataMemberLocation, b.dataMemberLocation},
-                              {"dataBitOffset", a.dataBitOffset, b.dataBitOffset},
-                              {"bitOffset", a.bitOffset, b.bitOffset},
-                              {"constValue", a.constValue, b.constValue},
-                              {"bound", a.bound, b.bound},
-                              {"locationCount", a.locationCount, b.locationCount},
-                              {"entryValueRegister", a.entryValueRegister, b.entryValueRegister}}) {
+    const RareAttributes& ra = ua.rareOf(a);
+    const RareAttributes& rb = ub.rareOf(b);
+    for (auto [name, x, y] :
+         {std::tuple{"offset", a.offset, b.offset},
+          {"parent", a.parent, b.parent},
+          {"nextSibling", a.nextSibling, b.nextSibling},
+          {"firstChild", a.firstChild, b.firstChild},
+          {"tag", a.tag, b.tag},
+          {"encoding", a.encoding, b.encoding},
+          {"callingConvention", a.callingConvention, b.callingConvention},
+          {"flags", a.flags, b.flags},
+          {"alignment", a.alignment, b.alignment},
+          {"type", a.type, b.type},
+          {"abstractOrigin", a.abstractOrigin, b.abstractOrigin},
+          {"specification", a.specification, b.specification},
+          {"byteSize", a.byteSize, b.byteSize},
+          {"bitSize", ra.bitSize, rb.bitSize},
+          {"dataMemberLocation", a.dataMemberLocation, b.dataMemberLocation},
+          {"dataBitOffset", ra.dataBitOffset, rb.dataBitOffset},
+          {"bitOffset", ra.bitOffset, rb.bitOffset},
+          {"constValue", a.constValue, b.constValue},
+          {"bound", a.bound, b.bound},
+          {"locationCount", ra.locationCount, rb.locationCount},
+          {"entryValueRegister", ra.entryValueRegister, rb.entryValueRegister}}) {
         if (std::string d = field(name, x, y); !d.empty())
             return d;
     }
-    if (std::string where = readers.address(a.lowPc, b.lowPc); !where.empty())
+    if (std::string where = readers.address(ra.lowPc, rb.lowPc); !where.empty())
         return "lowPc " + where;
     if (a.name != b.name)
         return "name '" + std::string(a.name) + "' vs '" + std::string(b.name) + "'";
-    if (a.stringValue != b.stringValue)
+    if (ra.stringValue != rb.stringValue)
         return "string value";
     auto la = ua.location(a), lb = ub.location(b);
     for (size_t i = 0; i < la.size(); ++i) {

@@ -21,6 +21,7 @@ struct OneDie {
         unit.dies[0].tag = tag;
     }
     Die& die() { return unit.dies[0]; }
+    const RareAttributes& rare() { return unit.rareOf(unit.dies[0]); }
     DieAttributes rules() { return DieAttributes(unit, unit.dies[0], scratch); }
 
     UnitDies unit;
@@ -122,14 +123,14 @@ TEST_CASE("a location list: its first expression, and a parameter's entry-value 
     CHECK(param.die().has(kLocationKnown));
     REQUIRE(param.unit.location(param.die()).size() == 1);
     CHECK(param.unit.location(param.die())[0].atom == DW_OP_reg3);
-    CHECK(param.die().entryValueRegister == 5);
+    CHECK(param.rare().entryValueRegister == 5);
 
     OneDie variable(DW_TAG_variable); // only parameters have entry-value registers
     DieAttributes variableRules = variable.rules();
     variableRules.location(true);
     readExpression(variableRules, {kEntryValueReg5});
     CHECK_FALSE(variableRules.wanted());
-    CHECK(variable.die().entryValueRegister == 0xff);
+    CHECK(variable.rare().entryValueRegister == 0xff);
 }
 
 TEST_CASE("an unreadable first expression leaves the location unknown") {
@@ -152,7 +153,7 @@ TEST_CASE("a function in pieces takes its first range's start as low_pc") {
     REQUIRE(rules.needsFirstRange());
     rules.address(DW_AT_low_pc, 0x1000);
     CHECK_FALSE(rules.needsFirstRange());
-    CHECK(function.die().lowPc == 0x1000);
+    CHECK(function.rare().lowPc == 0x1000);
 }
 
 TEST_CASE("unit sections may repeat; other sections read must be one") {

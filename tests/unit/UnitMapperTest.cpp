@@ -134,13 +134,13 @@ TEST_CASE("struct members: DWARF 5 bit offsets, DWARF 4 bitfields, unions, decla
     a.flags |= kHasDataMemberLocation;
     Die& bf = b.add(DW_TAG_member, "bf5"); // DWARF 5: data_bit_offset
     bf.type = uint;
-    bf.bitSize = 3;
-    bf.dataBitOffset = 37;
+    b.unit.rareFor(bf).bitSize = 3;
+    b.unit.rareFor(bf).dataBitOffset = 37;
     bf.flags |= kHasBitSize | kHasDataBitOffset;
     Die& old = b.add(DW_TAG_member, "bf4"); // DWARF 4: bit_offset from the storage unit's MSB
     old.type = uint;
-    old.bitSize = 5;
-    old.bitOffset = 32 - 5 - 10; // bits 10..14 of the second word, little-endian
+    b.unit.rareFor(old).bitSize = 5;
+    b.unit.rareFor(old).bitOffset = 32 - 5 - 10; // bits 10..14 of the second word, little-endian
     old.dataMemberLocation = 4;
     old.flags |= kHasBitSize | kHasBitOffset | kHasDataMemberLocation;
     b.add(DW_TAG_member, "static_member").flags |= kDeclaration | kExternal;
@@ -255,7 +255,7 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     b.add(DW_TAG_pointer_type).type = intType;
     b.open();
     Die& tag = b.add(kTagLlvmAnnotation, "btf_type_tag");
-    tag.stringValue = "user";
+    b.unit.rareFor(tag).stringValue = "user";
     tag.flags |= kConstValueString | kHasConstValue;
     b.close();
     sized(b.add(DW_TAG_structure_type, "tagged"), 4);
@@ -265,7 +265,7 @@ TEST_CASE("type tags under a pointer tag the pointee; decl tags name their compo
     m0.flags |= kHasDataMemberLocation;
     b.open();
     Die& decl = b.add(kTagLlvmAnnotation, "btf_decl_tag");
-    decl.stringValue = "member_tag";
+    b.unit.rareFor(decl).stringValue = "member_tag";
     decl.flags |= kConstValueString | kHasConstValue;
     b.close();
     b.close();
@@ -364,14 +364,14 @@ TEST_CASE("function observations: concrete instances, dropped and reordered para
     // A concrete copy that lists b before a, with b in rdi (register 5) and a gone.
     Die& concrete = b.add(DW_TAG_subprogram);
     concrete.abstractOrigin = abstractOffset;
-    concrete.lowPc = 0x1000;
+    b.unit.rareFor(concrete).lowPc = 0x1000;
     concrete.flags |= kHasLowPc;
     b.open();
     Die& pb = b.add(DW_TAG_formal_parameter);
     pb.abstractOrigin = paramB;
     pb.flags |= kHasLocation | kLocationKnown;
-    pb.locationFirst = 0;
-    pb.locationCount = 1;
+    b.unit.rareFor(pb).locationFirst = 0;
+    b.unit.rareFor(pb).locationCount = 1;
     b.unit.locationOps.push_back({DW_OP_reg5, 0, 0});
     b.add(DW_TAG_formal_parameter).abstractOrigin = paramA; // no location: optimized out
     b.close();
@@ -402,8 +402,8 @@ TEST_CASE("file-scope variables with a static address are observed, locals are n
     Die& v = b.add(DW_TAG_variable, "counter");
     v.type = intType;
     v.flags |= kExternal | kHasLocation | kLocationKnown;
-    v.locationFirst = 0;
-    v.locationCount = 1;
+    b.unit.rareFor(v).locationFirst = 0;
+    b.unit.rareFor(v).locationCount = 1;
     b.unit.locationOps.push_back({DW_OP_addr, 0x4000, 0});
     b.add(DW_TAG_variable, "declared_only").flags |= kDeclaration;
 
@@ -559,8 +559,8 @@ TEST_CASE("DWARF 2-4 bitfields count from the storage unit's first bit on big-en
         b.open();
         Die& high = b.add(DW_TAG_member, "high"); // the storage unit's 3 most significant bits
         high.type = u16Type;
-        high.bitSize = 3;
-        high.bitOffset = 0;
+        b.unit.rareFor(high).bitSize = 3;
+        b.unit.rareFor(high).bitOffset = 0;
         high.flags |= kHasBitSize | kHasBitOffset | kHasDataMemberLocation;
         b.close();
         MappingRules rules;
@@ -590,8 +590,8 @@ TEST_CASE("parameters are checked against the input's argument registers, or not
         Die& p = b.add(DW_TAG_formal_parameter, reg ? "b" : "a");
         p.type = longType;
         p.flags |= kHasLocation | kLocationKnown;
-        p.locationFirst = static_cast<uint32_t>(b.unit.locationOps.size());
-        p.locationCount = 1;
+        b.unit.rareFor(p).locationFirst = static_cast<uint32_t>(b.unit.locationOps.size());
+        b.unit.rareFor(p).locationCount = 1;
         b.unit.locationOps.push_back({static_cast<uint8_t>(DW_OP_reg0 + reg), 0, 0});
     }
     b.close();
