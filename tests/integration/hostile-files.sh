@@ -492,14 +492,17 @@ libraries)
     # nothing there, whatever the run paths say (CMake's padded ones searched it). Every ELF file
     # of the build and the libraries they load get a decoy of each name: not an ELF file, so
     # loading one fails the run.
-    built=$(dirname "$BTFORGE")
+    command -v readelf > /dev/null || skip "readelf is not installed"
+    core=$(ldd "$BTFORGE" | awk '$1 ~ /^libbtforge-core/ {print $3}')
+    plugins=("$(dirname "$BTFORGE")"/plugins/*.so)
+    [ -f "$core" ] && [ -f "${plugins[0]}" ] || fail "no libbtforge-core or plugins beside $BTFORGE"
     mkdir "$work/tree"
-    for elf in "$BTFORGE" "$built"/plugins/*.so "$built"/../lib/libbtforge-core.so.*; do
+    for elf in "$BTFORGE" "${plugins[@]}" "$core"; do
         ldd "$elf" | awk '$1 ~ /^lib/ {print $1}'
     done | sort -u | while read -r name; do echo "not a library" > "$work/tree/$name"; done
     decoys=$(ls "$work/tree" | wc -l)
     [ "$decoys" -ge 8 ] || fail "only $decoys library names found"
-    for elf in "$BTFORGE" "$built"/plugins/*.so "$built"/../lib/libbtforge-core.so.*; do
+    for elf in "$BTFORGE" "${plugins[@]}" "$core"; do
         readelf -d "$elf" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]$/\2/p' | tr ':' '\n' |
             grep -vE '^(/|\$ORIGIN)' && fail "$elf: an empty or relative run path entry (above)"
     done
