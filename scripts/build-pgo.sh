@@ -22,8 +22,15 @@ echo "build-pgo: instrumented build in $dir" >&2
 echo "build-pgo: training ($training)" >&2
 "$training" "$dir/bin/btforge"
 if compgen -G "$profile/*.profraw" > /dev/null; then
-    profdata=$(command -v llvm-profdata || compgen -c llvm-profdata- | sort -V | tail -n 1)
-    [ -n "$profdata" ] || { echo "build-pgo: clang's profile needs llvm-profdata" >&2; exit 1; }
+    # clang's raw profile, merged by the llvm-profdata of its own version (another version may
+    # not read its format).
+    cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")
+    major=$("$cxx" -dumpversion | cut -d. -f1)
+    profdata=$(command -v "llvm-profdata-$major" || true)
+    if [ -z "$profdata" ] && llvm-profdata --version 2> /dev/null | grep -q "version $major\."; then
+        profdata=$(command -v llvm-profdata)
+    fi
+    [ -n "$profdata" ] || { echo "build-pgo: clang $major's profile needs llvm-profdata-$major" >&2; exit 1; }
     "$profdata" merge -o "$profile/btforge.profdata" "$profile"/*.profraw
 fi
 echo "build-pgo: build with the profile" >&2

@@ -574,8 +574,11 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     const uint32_t nodes = world.size();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;
-    const uint32_t classes =
-        splitEnumDeclarationUses(block, resolved, partition(block, resolved, tasks));
+    // Partitioned first, in its own statement: as an argument beside `resolved`, whether the
+    // span of `resolved` was taken before or after partition() filled it was the compiler's
+    // choice (clang took it before, empty, and crashed).
+    const uint32_t partitioned = partition(block, resolved, tasks);
+    const uint32_t classes = splitEnumDeclarationUses(block, resolved, partitioned);
     release(world);
 
     // A class holding a base type is that type; the others become new types, ordered by the

@@ -58,3 +58,12 @@ section_bytes() {
     dd if="$1" of="$3" bs=64K iflag=skip_bytes,count_bytes skip=$((16#$offset)) \
         count=$((16#$size)) status=none
 }
+# same_outputs OTHER NAME ARGS...: $BTFORGE and the btforge OTHER (another build of it) write the
+# same bytes for `convert ARGS` (into $work/NAME.expected and $work/NAME.other).
+same_outputs() {
+    local other=$1 name=$2
+    shift 2
+    "$BTFORGE" --quiet convert "$@" -o "$work/$name.expected" || fail "$name: $BTFORGE failed"
+    "$other" --quiet convert "$@" -o "$work/$name.other" || fail "$name: $other failed"
+    cmp -s "$work/$name.expected" "$work/$name.other" || fail "$name: $other wrote other bytes"
+}

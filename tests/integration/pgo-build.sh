@@ -51,16 +51,12 @@ for file in "$pgo/bin/btforge" "$core" "$pgo"/bin/plugins/*.so; do
     instrumented "$file" && fail "$file still carries profiling instrumentation"
 done
 
-same() { # same NAME ARGS...: both btforges write the same bytes
-    local name=$1
-    shift
-    "$BTFORGE" --quiet convert "$@" -o "$work/$name.expected"
-    "$pgo/bin/btforge" --quiet convert "$@" -o "$work/$name.pgo"
-    cmp -s "$work/$name.expected" "$work/$name.pgo" || fail "$name: the profile-guided build wrote other bytes"
-}
-same program "$program"
-[ -e "$pgo/bin/plugins/libbtforge-loader-llvm-dwarf.so" ] && same program-llvm -f llvm-dwarf "$program"
-same vmlinux "$kernel/vmlinux"
-same module "$module" -B "$kernel/vmlinux"
-same module-json -f btf "$work/module.expected" -B "$kernel/vmlinux" -t json
+btforge=$pgo/bin/btforge
+same_outputs "$btforge" program "$program"
+if [ -e "$pgo/bin/plugins/libbtforge-loader-llvm-dwarf.so" ]; then
+    same_outputs "$btforge" program-llvm -f llvm-dwarf "$program"
+fi
+same_outputs "$btforge" vmlinux "$kernel/vmlinux"
+same_outputs "$btforge" module "$module" -B "$kernel/vmlinux"
+same_outputs "$btforge" module-json -f btf "$work/module.expected" -B "$kernel/vmlinux" -t json
 echo "pgo-build: trained, rebuilt with the profile, no instrumentation left, same outputs"
