@@ -18,9 +18,9 @@ if(BTFORGE_PGO)
     message(FATAL_ERROR "BTFORGE_PGO needs GCC or clang, not ${CMAKE_CXX_COMPILER_ID}")
   endif()
   if(BTFORGE_PGO STREQUAL "GENERATE")
-    # Atomic counters: the units of a run are read on several threads at once.
     set(_pgo -fprofile-generate=${BTFORGE_PGO_DIR})
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      # Atomic counters: the units of a run are read on several threads at once.
       list(APPEND _pgo -fprofile-update=atomic)
     endif()
     target_link_options(btforge_options INTERFACE -fprofile-generate=${BTFORGE_PGO_DIR})

@@ -11,7 +11,7 @@ GNU) cc=$(command -v clang-19 || command -v clang || true) cxx=$(command -v clan
 Clang) cc=$(command -v gcc || true) cxx=$(command -v g++ || true) ;;
 *) skip "no other compiler is known for $compiler" ;;
 esac
-[ -n "$cc" ] && [ -n "$cxx" ] || skip "the other compiler than $compiler is not installed"
+[ -n "$cc" ] && [ -n "$cxx" ] || skip "no other compiler than $compiler is installed"
 command -v cmake > /dev/null || skip "cmake is not installed"
 require_file "$program"
 require_file "$kernel/vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
