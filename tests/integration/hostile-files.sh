@@ -493,7 +493,7 @@ libraries)
     # of the build and the libraries they load get a decoy of each name: not an ELF file, so
     # loading one fails the run.
     command -v readelf > /dev/null || skip "readelf is not installed"
-    core=$(ldd "$BTFORGE" | awk '$1 ~ /^libbtforge-core/ {print $3}')
+    core=$(core_library "$BTFORGE")
     plugins=("$(dirname "$BTFORGE")"/plugins/*.so)
     [ -f "$core" ] && [ -f "${plugins[0]}" ] || fail "no libbtforge-core or plugins beside $BTFORGE"
     mkdir "$work/tree"

@@ -58,6 +58,10 @@ section_bytes() {
     dd if="$1" of="$3" bs=64K iflag=skip_bytes,count_bytes skip=$((16#$offset)) \
         count=$((16#$size)) status=none
 }
+# core_library BTFORGE: the libbtforge-core a btforge binary loads (its run path finds it).
+core_library() {
+    ldd "$1" | awk '$1 ~ /^libbtforge-core/ {print $3}'
+}
 # same_outputs OTHER NAME ARGS...: $BTFORGE and the btforge OTHER (another build of it) write the
 # same bytes for `convert ARGS` (into $work/NAME.expected and $work/NAME.other).
 same_outputs() {
@@ -66,4 +70,24 @@ same_outputs() {
     "$BTFORGE" --quiet convert "$@" -o "$work/$name.expected" || fail "$name: $BTFORGE failed"
     "$other" --quiet convert "$@" -o "$work/$name.other" || fail "$name: $other failed"
     cmp -s "$work/$name.expected" "$work/$name.other" || fail "$name: $other wrote other bytes"
+}
+# same_outputs_as_suite BUILD PROGRAM KERNEL_DIR: the btforge of another build directory BUILD
+# writes $BTFORGE's bytes for PROGRAM's DWARF (both readers) and its C header, KERNEL_DIR's
+# vmlinux, virtio_net and xfs over it (with and without --base-cache), and json.
+same_outputs_as_suite() {
+    local build=$1 program=$2 kernel=$3 module
+    local other=$build/bin/btforge
+    same_outputs "$other" program "$program"
+    if [ -e "$build/bin/plugins/libbtforge-loader-llvm-dwarf.so" ]; then
+        same_outputs "$other" program-llvm -f llvm-dwarf "$program"
+    fi
+    same_outputs "$other" program-c -f btf "$work/program.expected" -t c
+    same_outputs "$other" vmlinux "$kernel/vmlinux"
+    for module in virtio_net xfs; do
+        require_file "$kernel/modules/$module.ko" "fetch it with scripts/fetch-debian-kernel.sh"
+        same_outputs "$other" "$module" "$kernel/modules/$module.ko" -B "$kernel/vmlinux"
+        same_outputs "$other" "$module-cached" "$kernel/modules/$module.ko" -B "$kernel/vmlinux" \
+            --base-cache "$work/cache"
+    done
+    same_outputs "$other" xfs-json -f btf "$work/xfs.expected" -B "$kernel/vmlinux" -t json
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # other-compiler.sh SOURCE_DIR COMPILER_ID PROGRAM KERNEL_DIR: btforge built by the other
 # compiler (clang when this build is GCC's, GCC when it is clang's) writes the same bytes as this
-# build: what C++ leaves to the compiler must not show. (The order of a call's arguments did:
-# clang's btforge crashed on every module over vmlinux while GCC's passed every test.)
+# build (lib.sh's same_outputs_as_suite): what C++ leaves to the compiler must not show. (The
+# order of a call's arguments did: clang's btforge crashed on every module over vmlinux while
+# GCC's passed every test.)
 source "$(dirname "$0")/lib.sh"
 src=$1 compiler=$2 program=$3 kernel=$4
 [ "$BTFORGE_SANITIZED" = 1 ] && skip "a release build, compared with the release suite's btforge"
@@ -18,18 +19,5 @@ require_file "$kernel/vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 
 CC=$cc CXX=$cxx "$src/scripts/build.sh" "$work/build" -DBTFORGE_TESTS=OFF > "$work/build.log" 2>&1 ||
     { tail -n 40 "$work/build.log"; fail "the build with $cxx failed"; }
-other=$work/build/bin/btforge
-same_outputs "$other" program "$program"
-if [ -e "$work/build/bin/plugins/libbtforge-loader-llvm-dwarf.so" ]; then
-    same_outputs "$other" program-llvm -f llvm-dwarf "$program"
-fi
-same_outputs "$other" program-c -f btf "$work/program.expected" -t c
-same_outputs "$other" vmlinux "$kernel/vmlinux"
-for module in virtio_net xfs; do
-    require_file "$kernel/modules/$module.ko" "fetch it with scripts/fetch-debian-kernel.sh"
-    same_outputs "$other" "$module" "$kernel/modules/$module.ko" -B "$kernel/vmlinux"
-    same_outputs "$other" "$module-cached" "$kernel/modules/$module.ko" -B "$kernel/vmlinux" \
-        --base-cache "$work/cache"
-done
-same_outputs "$other" xfs-json -f btf "$work/xfs.expected" -B "$kernel/vmlinux" -t json
+same_outputs_as_suite "$work/build" "$program" "$kernel"
 echo "other-compiler: $cxx's btforge writes what $compiler's does (a program, vmlinux, modules, dumps)"

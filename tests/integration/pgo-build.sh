@@ -3,7 +3,7 @@
 # -DBTFORGE_PGO) with a short training of its own (PROGRAM's DWARF, a module over vmlinux):
 # configure refuses what cannot work; the instrumented btforge writes a profile; the final build
 # compiles with it and carries no instrumentation; its btforge writes the same bytes as this
-# build's (the program with both DWARF readers, vmlinux, a module over vmlinux, its json).
+# build's (lib.sh's same_outputs_as_suite).
 source "$(dirname "$0")/lib.sh"
 src=$1 program=$2 kernel=$3
 [ "$BTFORGE_SANITIZED" = 1 ] && skip "profile-guided builds are release builds, not sanitized ones"
@@ -45,18 +45,11 @@ compgen -G "$pgo/pgo-profile/*.gcda" > /dev/null || compgen -G "$pgo/pgo-profile
     fail "the training wrote no profile into $pgo/pgo-profile"
 grep -q -- '-fprofile-use=' "$pgo/compile_commands.json" || fail "the final build did not use the profile"
 grep -q -- '-fprofile-generate' "$pgo/compile_commands.json" && fail "the final build is still instrumented"
-core=$(find "$pgo" -name 'libbtforge-core.so.*.*' -type f | head -n 1)
-[ -n "$core" ] || fail "no libbtforge-core in $pgo"
+core=$(core_library "$pgo/bin/btforge")
+[ -f "$core" ] || fail "no libbtforge-core loaded by $pgo/bin/btforge"
 for file in "$pgo/bin/btforge" "$core" "$pgo"/bin/plugins/*.so; do
     instrumented "$file" && fail "$file still carries profiling instrumentation"
 done
 
-btforge=$pgo/bin/btforge
-same_outputs "$btforge" program "$program"
-if [ -e "$pgo/bin/plugins/libbtforge-loader-llvm-dwarf.so" ]; then
-    same_outputs "$btforge" program-llvm -f llvm-dwarf "$program"
-fi
-same_outputs "$btforge" vmlinux "$kernel/vmlinux"
-same_outputs "$btforge" module "$module" -B "$kernel/vmlinux"
-same_outputs "$btforge" module-json -f btf "$work/module.expected" -B "$kernel/vmlinux" -t json
+same_outputs_as_suite "$pgo" "$program" "$kernel"
 echo "pgo-build: trained, rebuilt with the profile, no instrumentation left, same outputs"
