@@ -57,7 +57,7 @@ std::optional<size_t> componentCount(const ir::TypeGraph& graph, TypeId target) 
     switch (graph.kind(target)) {
     case Kind::Struct:
     case Kind::Union:
-        return membersOf(graph.get(target)).size();
+        return membersOf(graph, target).size();
     case Kind::Func:
         target = graph.target(target); // a FUNC_PROTO unless the FUNC is itself the fault
         if (graph.kind(target) != Kind::FuncProto)

@@ -10,12 +10,13 @@ namespace btforge::btf::detail {
 using ir::Kind;
 using ir::TypeId;
 
-std::span<const ir::Member> membersOf(const ir::TypeView& view) {
-    if (const auto* s = std::get_if<ir::StructType>(&view))
-        return s->members;
-    if (const auto* u = std::get_if<ir::UnionType>(&view))
-        return u->members;
-    return {};
+std::span<const ir::Member> membersOf(const ir::TypeGraph& graph, TypeId id) {
+    return graph.visit(id, [](const auto& t) -> std::span<const ir::Member> {
+        if constexpr (requires { t.members; })
+            return t.members;
+        else
+            return {};
+    });
 }
 
 namespace {
@@ -71,9 +72,35 @@ bool anyLoop(const ir::TypeGraph& graph) {
     std::vector<uint32_t> valueEnd(count, kNone);
     std::vector<TypeId> composites;
     std::vector<std::pair<uint32_t, Step>> way;
+    auto stepOf = [](Kind kind) {
+        if (kind == Kind::Struct || kind == Kind::Union)
+            return Step::Composite;
+        if (kind == Kind::Ptr)
+            return Step::Pointer;
+        if (ir::isReferenceKind(kind) || kind == Kind::Var || kind == Kind::DeclTag ||
+            kind == Kind::Array)
+            return Step::Chain;
+        return Step::End;
+    };
     for (uint32_t root = 0; root < count; ++root) {
         if (state[root] != kUnvisited)
             continue;
+        // Most types lead nowhere, or to a type already done: taken without the walk.
+        const Step step = stepOf(graph.kind(first + root));
+        if (step == Step::Composite || step == Step::End) {
+            if (step == Step::Composite) {
+                valueEnd[root] = static_cast<uint32_t>(composites.size());
+                composites.push_back(first + root);
+            }
+            state[root] = kDone;
+            continue;
+        }
+        if (const uint32_t to = local(graph.target(first + root));
+            to == kNone || state[to] == kDone) {
+            valueEnd[root] = step == Step::Chain && to != kNone ? valueEnd[to] : kNone;
+            state[root] = kDone;
+            continue;
+        }
         uint32_t at = root;
         uint32_t end = kNone; // the value end of what the way leads to
         way.clear();
@@ -85,15 +112,7 @@ bool anyLoop(const ir::TypeGraph& graph) {
                 break;
             }
             state[at] = kOnPath;
-            const Kind kind = graph.kind(first + at);
-            Step step = Step::End;
-            if (kind == Kind::Struct || kind == Kind::Union)
-                step = Step::Composite;
-            else if (kind == Kind::Ptr)
-                step = Step::Pointer;
-            else if (ir::isReferenceKind(kind) || kind == Kind::Var || kind == Kind::DeclTag ||
-                     kind == Kind::Array)
-                step = Step::Chain;
+            const Step step = stepOf(graph.kind(first + at));
             way.emplace_back(at, step);
             at = step == Step::Chain || step == Step::Pointer ? local(graph.target(first + at))
                                                               : kNone;
@@ -116,7 +135,7 @@ bool anyLoop(const ir::TypeGraph& graph) {
     starts.reserve(composites.size() + 1);
     for (TypeId id : composites) {
         starts.push_back(static_cast<uint32_t>(held.size()));
-        for (const ir::Member& m : membersOf(graph.get(id))) {
+        for (const ir::Member& m : membersOf(graph, id)) {
             const uint32_t member = local(m.type);
             if (member != kNone && valueEnd[member] != kNone)
                 held.push_back(valueEnd[member]);

@@ -12,7 +12,7 @@
 namespace btforge::btf::detail {
 
 // A STRUCT's or UNION's members; nothing for other kinds.
-std::span<const ir::Member> membersOf(const ir::TypeView& view);
+std::span<const ir::Member> membersOf(const ir::TypeGraph& graph, ir::TypeId id);
 
 // Appends the types `id` leads to, for one kind of loop check.
 using EdgeFn = void (*)(const ir::TypeGraph&, ir::TypeId, std::vector<ir::TypeId>&);

@@ -5,6 +5,7 @@
 #include "support/Cycles.h"
 #include "support/PerBase.h"
 
+#include <algorithm>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -48,22 +49,6 @@ std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, TypeId id) {
     });
 }
 
-bool BaseIndex::outsideMerging(const ir::TypeGraph& base, TypeId id) {
-    switch (base.kind(id)) {
-    case Kind::Void:
-    case Kind::Func:
-    case Kind::Var:
-    case Kind::Datasec:
-        return true;
-    case Kind::DeclTag: {
-        const Kind target = base.kind(base.target(id));
-        return target == Kind::Func || target == Kind::Var;
-    }
-    default:
-        return false;
-    }
-}
-
 uint64_t BaseIndex::nameKey(Kind kind, ir::StrId name) {
     return hashing::combine(static_cast<uint64_t>(kind), name);
 }
@@ -91,7 +76,8 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     // Names and shapes take string ids for texts: one text, one id, else the first id of each
     // text and no proof of minimality (kernels' BTF has each string once).
     const ir::StringPool& strings = base.strings();
-    minimal_ = strings.uniqueStrings();
+    const bool uniqueTexts = strings.uniqueStrings();
+    minimal_ = uniqueTexts;
     auto nameIdOf = [&](TypeId id) {
         return minimal_ ? base.nameId(id) : *strings.find(base.name(id));
     };
@@ -104,6 +90,9 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     // included); reserved so that growing does not copy them.
     anonymousRefs.reserve(size_t{end} * 2);
     std::vector<TypeId> refs, otherRefs;
+    // Going round a cycle, ids cannot only fall: each cycle has a type referring to an equal or
+    // greater id, and the search need only start from those (in a kernel's BTF, few).
+    std::vector<TypeId> cycleRoots;
     // A vmlinux has about a fifth of its types named and half anonymous.
     names_.reserve(end / 4);
     shapes_.reserve(end / 2);
@@ -114,7 +103,9 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
             nestedArrays_ = true;
         if (outsideMerging(base, id))
             continue;
-        if (kind != Kind::DeclTag && !base.name(id).empty()) { // foundByName
+        // foundByName; with each text once, only offset 0 is empty.
+        if (kind != Kind::DeclTag &&
+            (uniqueTexts ? base.nameId(id) != ir::kNoName : !base.name(id).empty())) {
             const ir::StrId name = nameIdOf(id);
             const uint64_t key = nameKey(kind, name);
             names_.forEach(key, [&](TypeId other) {
@@ -145,12 +136,14 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
         if (kind != Kind::DeclTag) {
             anonymous[id] = 1;
             anonymousRefs.insert(anonymousRefs.end(), refs.begin(), refs.end());
+            if (std::any_of(refs.begin(), refs.end(), [id](TypeId ref) { return ref >= id; }))
+                cycleRoots.push_back(id);
         }
     }
     starts[end] = static_cast<uint32_t>(anonymousRefs.size());
     if (minimal_)
-        minimal_ =
-            !support::hasCycle(starts, anonymousRefs, [&](TypeId id) { return anonymous[id]; });
+        minimal_ = !support::hasCycleFrom(starts, anonymousRefs, cycleRoots,
+                                          [&](TypeId id) { return anonymous[id]; });
 }
 
 void BaseIndex::writeTo(image::Writer& out) const {

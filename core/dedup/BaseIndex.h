@@ -56,8 +56,17 @@ public:
     static bool foundByName(const ir::TypeGraph& graph, ir::TypeId id);
     // Whether `id` of `base` is of a kind no unit type is ever equivalent to or reaches: void,
     // FUNCs, VARs, DATASECs and the DECL_TAGs on the first two (units hold no functions or
-    // variables).
-    static bool outsideMerging(const ir::TypeGraph& base, ir::TypeId id);
+    // variables). Inline: the index asks it of every base type.
+    static bool outsideMerging(const ir::TypeGraph& base, ir::TypeId id) {
+        using ir::Kind;
+        const Kind kind = base.kind(id);
+        if (kind == Kind::DeclTag) {
+            const Kind target = base.kind(base.target(id));
+            return target == Kind::Func || target == Kind::Var;
+        }
+        return kind == Kind::Void || kind == Kind::Func || kind == Kind::Var ||
+               kind == Kind::Datasec;
+    }
 
     // Calls visit(id) for each base type of `kind` named `name`, in id order, until it returns
     // true.

@@ -12,15 +12,16 @@
 namespace btforge::support {
 
 // Only nodes `inGraph` accepts take part; an edge to another node (or past the last) is left out.
+// The search starts from each of `roots` in turn: every cycle must pass through one of them.
 template <typename InGraph>
-bool hasCycle(std::span<const uint32_t> starts, std::span<const uint32_t> edges,
-              InGraph&& inGraph) {
+bool hasCycleFrom(std::span<const uint32_t> starts, std::span<const uint32_t> edges,
+                  std::span<const uint32_t> roots, InGraph&& inGraph) {
     enum : uint8_t { kUnvisited, kOnPath, kDone };
     const size_t nodes = starts.empty() ? 0 : starts.size() - 1;
     std::vector<uint8_t> state(nodes, kUnvisited);
     std::vector<std::pair<uint32_t, uint32_t>> path; // node, its next edge
-    for (uint32_t root = 0; root < nodes; ++root) {
-        if (state[root] != kUnvisited || !inGraph(root))
+    for (uint32_t root : roots) {
+        if (root >= nodes || state[root] != kUnvisited || !inGraph(root))
             continue;
         state[root] = kOnPath;
         path.assign(1, {root, starts[root]});
@@ -41,6 +42,16 @@ bool hasCycle(std::span<const uint32_t> starts, std::span<const uint32_t> edges,
         }
     }
     return false;
+}
+
+// The same from every node.
+template <typename InGraph>
+bool hasCycle(std::span<const uint32_t> starts, std::span<const uint32_t> edges,
+              InGraph&& inGraph) {
+    std::vector<uint32_t> all(starts.empty() ? 0 : starts.size() - 1);
+    for (uint32_t node = 0; node < all.size(); ++node)
+        all[node] = node;
+    return hasCycleFrom(starts, edges, all, inGraph);
 }
 
 } // namespace btforge::support

@@ -471,6 +471,19 @@ TEST_CASE("BaseIndex: a base with equivalent types is not minimal") {
     anonymous.ptr(ptr + 1);
     anonymous.structure("", {ptr});
     CHECK(!minimal(std::move(anonymous.g)));
+    // The same cycle, the struct first: the search starts from whichever type refers upwards.
+    Unit structFirst;
+    const TypeId anonymousStruct = structFirst.next();
+    structFirst.structure("", {anonymousStruct + 1});
+    structFirst.ptr(anonymousStruct);
+    CHECK(!minimal(std::move(structFirst.g)));
+    // Three anonymous types round a cycle, one reference upwards.
+    Unit three;
+    const TypeId first = three.next();
+    three.ptr(first + 2);
+    three.g.add(ConstType{kNoName, first});
+    three.structure("", {first + 1});
+    CHECK(!minimal(std::move(three.g)));
 }
 
 TEST_CASE("BaseIndex: whether the base nests arrays, which units must follow") {
