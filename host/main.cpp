@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <malloc.h>
 #include <new>
 #include <optional>
 #include <string>
@@ -22,6 +23,18 @@ namespace {
 
 using namespace btforge;
 using namespace btforge::host;
+
+// A module's run over vmlinux builds and drops many tables of a few hundred KB (the base's checks
+// and indexes). glibc maps each above its threshold afresh and unmaps it when freed, so every one
+// faults its pages in again; kept in the heap, and the heap not trimmed, they reuse pages (101
+// modules: 6 % fewer page faults, 3 % less CPU). Not above 1 MB: blocks of 1-4 MB kept in the
+// heap raised some modules' peak RSS by up to 9 MB. A vmlinux's arenas are mapped as before.
+void keepSmallTablesInHeap() {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
 
 // Prints the error as one line and returns the exit status: `status`, or else the error's class.
 int report(const Error& error, std::optional<int> status = std::nullopt) {
@@ -156,6 +169,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
     OutputFile::recordInheritedDescriptors(); // before btforge opens any descriptor
     keepStandardOutputErrors();
+    keepSmallTablesInHeap();
     try {
         return run(argc, argv);
     } catch (const std::bad_alloc&) {
