@@ -49,11 +49,10 @@ struct FunctionAppender::Prototypes {
     support::HashIndex index;
 };
 
-BaseFunctions::BaseFunctions(const TypeGraph& base) : chains_(size_t{base.endId()} * 3, kVoidType) {
-    const std::span<TypeId> chains(chains_);
-    const std::span<TypeId> functions = chains.first(base.endId());
-    const std::span<TypeId> tags = chains.subspan(base.endId(), base.endId());
-    const std::span<TypeId> next = chains.last(base.endId());
+BaseFunctions::BaseFunctions(const TypeGraph& base)
+    : functions_(base.endId(), kVoidType), tags_(base.endId(), kVoidType),
+      next_(base.endId(), kVoidType) {
+    const std::span<TypeId> functions(functions_), tags(tags_), next(next_);
     // One pass, last id first so that each chain is in id order. Each graph of the chain is
     // walked over its own types: a base's read through the graph above it went through two
     // lookups per type.
