@@ -76,8 +76,7 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
     // Names and shapes take string ids for texts: one text, one id, else the first id of each
     // text and no proof of minimality (kernels' BTF has each string once).
     const ir::StringPool& strings = base.strings();
-    const bool uniqueTexts = strings.uniqueStrings();
-    minimal_ = uniqueTexts;
+    minimal_ = strings.uniqueStrings();
     auto nameIdOf = [&](TypeId id) {
         return minimal_ ? base.nameId(id) : *strings.find(base.name(id));
     };
@@ -103,9 +102,9 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
             nestedArrays_ = true;
         if (outsideMerging(base, id))
             continue;
-        // foundByName; with each text once, only offset 0 is empty.
-        if (kind != Kind::DeclTag &&
-            (uniqueTexts ? base.nameId(id) != ir::kNoName : !base.name(id).empty())) {
+        // foundByName; the text looked at only past offset 0, which is always the empty name
+        // (half the types, whose text would cost a call each).
+        if (kind != Kind::DeclTag && base.nameId(id) != ir::kNoName && !base.name(id).empty()) {
             const ir::StrId name = nameIdOf(id);
             const uint64_t key = nameKey(kind, name);
             names_.forEach(key, [&](TypeId other) {

@@ -486,6 +486,40 @@ TEST_CASE("BaseIndex: a base with equivalent types is not minimal") {
     CHECK(!minimal(std::move(three.g)));
 }
 
+TEST_CASE("GraphMerger: a base whose names point inside other texts") {
+    // BTF lets a name offset point anywhere in the strings: at the NUL ending a text (no name) or
+    // inside one (a writer may share a text's tail). Read as the texts from their start, both
+    // bases below are minimal, and a unit's types of their shapes are found among theirs.
+    test::RawBtf raw;
+    const uint32_t intName = raw.str("int"), abcpair = raw.str("abcpair"), m0 = raw.str("m0");
+    raw.type(intName, Kind::Int, 0, false, 4, {uint32_t{int_encoding::kSigned} << 24 | 32});
+    const TypeId anonymousStruct = 2, pair = 4;
+    raw.type(abcpair + 7, Kind::Struct, 1, false, 8, {m0, 1, 0}); // at the NUL of "abcpair"
+    raw.type(ir::kNoName, Kind::Ptr, 0, false, anonymousStruct);
+    raw.type(abcpair + 3, Kind::Struct, 1, false, 8, {m0, 1, 0}); // "pair", inside "abcpair"
+    raw.type(ir::kNoName, Kind::Ptr, 0, false, pair);
+    auto read = test::read(raw.bytes());
+    REQUIRE(read);
+    auto base = std::make_shared<const TypeGraph>(std::move(*read));
+    CHECK(base->nameId(anonymousStruct) == kNoName);
+    CHECK(base->name(pair) == "pair");
+    {
+        dedup::BaseWorld world(*base);
+        CHECK(dedup::BaseIndex(*base, world).minimal());
+    }
+    Unit u;
+    const TypeId i = u.integer("int");
+    u.ptr(u.structure("", {i}));
+    u.ptr(u.structure("pair", {i}));
+    std::vector<TypeGraph> units;
+    units.push_back(std::move(u.g));
+    const std::vector<size_t> one{0};
+    for (bool lazy : {true, false}) {
+        CAPTURE(lazy);
+        CHECK(mergeOverBase(base, units, one, lazy).graph.ownCount() == 0);
+    }
+}
+
 TEST_CASE("BaseIndex: whether the base nests arrays, which units must follow") {
     auto nested = [](TypeGraph g) {
         return askIndex(std::move(g),

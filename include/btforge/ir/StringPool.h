@@ -36,6 +36,18 @@ public:
     // `id` must be a valid id: the start of a string here or in the base.
     std::string_view get(StrId id) const;
     bool isValid(StrId id) const;
+    // Whether `id` is 0 (the empty name) or starts a text that is not empty: not so for a BTF
+    // name offset inside another text or at its NUL, which BTF allows.
+    bool startsText(StrId id) const {
+        if (id < firstId_)
+            return base_ ? base_->startsText(id) : id == 0;
+        const StrId local = id - firstId_;
+        if (local >= text_.size())
+            return false;
+        if (local == 0)
+            return !base_ || text_[0] != '\0';
+        return text_[local - 1] == '\0' && text_[local] != '\0';
+    }
 
     StrId firstId() const { return firstId_; }
     // One past the last byte: the next pool in a split chain starts here.
