@@ -106,20 +106,14 @@ private:
     // the rest (dropped records renumbered, and the message) out of line.
     StrId nameRef(uint64_t at, const Field& field) {
         const StrId name = u32(at);
-        // The file's own names (a vmlinux's 250,000) tested here: each after a NUL, not at one.
-        if (name > ownFirst_ && name < stringsEnd_) {
-            const char* text = ownText_.data() + (name - ownFirst_);
-            if (text[-1] == '\0' && text[0] != '\0')
-                return name;
-        }
-        return otherName(at, field);
+        return name < stringsEnd_ && graph_.strings().startsText(name) ? name
+                                                                       : otherName(at, field);
     }
     TypeId typeRef(uint64_t at, const Field& field) {
         const TypeId type = u32(at);
         return renumbered_.empty() && type < endId_ ? type : otherType(at, field);
     }
     StrId otherName(uint64_t at, const Field& field);
-    void noteStrings(); // what nameRef reads names against, from the pool
     TypeId otherType(uint64_t at, const Field& field);
 
     uint32_t u32(uint64_t at) const { return detail::load<uint32_t>(bytes_, at, swap_); }
@@ -140,9 +134,7 @@ private:
     uint64_t typeLen_ = 0;
     uint64_t strStart_ = 0;
     uint64_t strLen_ = 0;
-    StrId stringsEnd_ = 0;          // one past the last valid name offset, the base's included
-    std::span<const char> ownText_; // the strings' own bytes (not the base's), from ownFirst_
-    StrId ownFirst_ = 0;
+    StrId stringsEnd_ = 0; // one past the last valid name offset, the base's included
     std::vector<uint32_t> recordOffsets_; // from the type section's start, one per own type
     std::vector<KindLayout> layout_;      // the file's kind-layout section, by kind number
     TypeId endId_ = 0;
@@ -263,7 +255,7 @@ Expected<void> Reader::readLayout(uint64_t hdrLen, uint64_t dataSize) {
 
 Expected<void> Reader::readStrings() {
     const bool split = graph_.base() != nullptr;
-    noteStrings();
+    stringsEnd_ = graph_.strings().endId();
     if (strLen_ == 0) {
         if (split) // a split BTF may add no strings at all
             return {};
@@ -278,14 +270,8 @@ Expected<void> Reader::readStrings() {
     if (section.back() != '\0')
         return error(strStart_ + strLen_ - 1, "string section does not end with a NUL byte");
     graph_.strings().adoptSection(section, options_.owner);
-    noteStrings();
-    return {};
-}
-
-void Reader::noteStrings() {
     stringsEnd_ = graph_.strings().endId();
-    ownText_ = graph_.strings().bytes();
-    ownFirst_ = graph_.strings().firstId();
+    return {};
 }
 
 Expected<void> Reader::findRecords() {
@@ -557,10 +543,10 @@ std::span<const T> Reader::decodeList(std::vector<T>& scratch, uint32_t vlen, ui
     return scratch;
 }
 
-// The names nameRef does not settle: 0, the base's, the first of a split file's own, one past
-// the strings (noted, read as no name), and one inside another text or at its NUL, which BTF
-// allows (a writer may share a text's tail): that one is read as its text from the start, so that
-// one text keeps one id, which merging compares names by (StringPool::uniqueStrings).
+// The names nameRef does not settle: one past the strings (noted, read as no name), and one
+// inside another text or at its NUL, which BTF allows (a writer may share a text's tail): that
+// one is read as its text from the start, so that one text keeps one id, which merging compares
+// names by (StringPool::uniqueStrings).
 StrId Reader::otherName(uint64_t at, const Field& field) {
     const StrId name = u32(at);
     if (name >= stringsEnd_) {
@@ -568,14 +554,8 @@ StrId Reader::otherName(uint64_t at, const Field& field) {
                      hex(graph_.strings().endId()) + ")");
         return ir::kNoName;
     }
-    if (name == ir::kNoName || graph_.strings().startsText(name))
-        return name;
     const std::string text(graph_.strings().get(name));
-    if (text.empty())
-        return ir::kNoName;
-    const StrId id = graph_.intern(text);
-    ownText_ = graph_.strings().bytes(); // interning copied the bytes the pool viewed
-    return id;
+    return text.empty() ? ir::kNoName : graph_.intern(text);
 }
 
 TypeId Reader::otherType(uint64_t at, const Field& field) {
