@@ -5,15 +5,16 @@
 # on every module of Debian's amd64 cloud kernel (scripts/fetch-debian-kernel.sh amd64
 # --all-modules):
 #   1. the whole set, two at a time (as make -j2): wall and CPU time (user + system) per tool;
-#      btforge with --base-cache (the first module's run prepares vmlinux, the others map it);
-#      and btforge's batch mode (one `convert -j2 -B vmlinux *.ko --out-dir D`, the base read
+#      btforge as a build runs it (its default cache, here a temporary one, empty at the start:
+#      the first module's run prepares vmlinux, the others map it), and without a cache
+#      (BTFORGE_BASE_CACHE=off: every run reads vmlinux); and btforge's batch mode (one `convert -j2 -B vmlinux *.ko --out-dir D`, the base read
 #      once: what a distribution re-encoding its modules would run, not what a build runs);
 #   2. SAMPLE modules (default 100) spread over the set by size, one at a time, ROUNDS rounds
 #      (default 5), tools interleaved: per module the median wall time (microseconds, from
 #      bash's EPOCHREALTIME) and peak RSS, and over the sample the geometric mean, median and
 #      worst of btforge's ratios to master, and how many modules are slower than master or above
 #      its peak RSS;
-#   3. every module once more, one at a time, btforge (also cached) and master: how many take more
+#   3. every module once more, one at a time, btforge (with and without a cache) and master: how many take more
 #      peak RSS with btforge, and which (the sample can miss the few that take a costly path).
 # Each tool writes to a temporary directory, removed at the end. Needs a release build in
 # build/release (or $BTFORGE), pahole (dwarves) and the kernel cache.
@@ -42,16 +43,16 @@ debian_flags=(-J --btf_gen_floats --lang_exclude=rust)
 encode() {
     local tool=$1 module=$2 output=$3
     case "$tool" in
-    btforge) "$btforge" --quiet convert -B "$vmlinux" "$module" -o "$output" ;;
-    cached) "$btforge" --quiet --base-cache "$cachedir" convert -B "$vmlinux" "$module" -o "$output" ;;
+    btforge) env -u BTFORGE_BASE_CACHE XDG_CACHE_HOME="$cachehome" "$btforge" --quiet convert -B "$vmlinux" "$module" -o "$output" ;;
+    nocache) BTFORGE_BASE_CACHE=off "$btforge" --quiet convert -B "$vmlinux" "$module" -o "$output" ;;
     master) "$master" "${master_flags[@]}" --btf_base "$vmlinux" --btf_encode_detached="$output" "$module" > /dev/null ;;
     debian) pahole "${debian_flags[@]}" --btf_base "$vmlinux" --btf_encode_detached="$output" "$module" > /dev/null ;;
     esac
 }
 export -f encode
-cachedir=$out/base-cache # --base-cache: empty at the start of its whole-set run
-mkdir -m 700 "$cachedir"
-export btforge master vmlinux cachedir
+cachehome=$out/cache-home # btforge's default cache goes in it: empty at the start of the whole set
+mkdir -m 700 "$cachehome"
+export btforge master vmlinux cachehome
 export master_flags_text="${master_flags[*]}" debian_flags_text="${debian_flags[*]}"
 
 find "$kernel/all-modules" -name '*.ko' | sort > "$out/modules"
@@ -64,7 +65,7 @@ echo "input: $kernel ($count modules)"
 echo
 echo "all $count modules, two at a time (as make -j2)"
 printf '%-8s %10s %10s %8s %8s\n' tool wall_s cpu_s wall/m cpu/m
-for tool in master debian btforge cached batch; do
+for tool in master debian btforge nocache batch; do
     mkdir -p "$out/$tool"
     start=$EPOCHREALTIME
     if [ "$tool" = batch ]; then
@@ -101,7 +102,7 @@ echo
 echo "$(wc -l < "$out/sample") modules one at a time, $rounds rounds, medians (wall in ms, peak RSS in MB)"
 for round in $(seq "$rounds"); do
     while read -r module; do
-        for tool in master debian btforge cached; do
+        for tool in master debian btforge nocache; do
             start=$EPOCHREALTIME
             /usr/bin/time -f "%M" -o "$out/rss" bash -c \
                 'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode "$@"' \
@@ -129,7 +130,7 @@ awk -v summary="$out/summary" '
             rm = median(rss, mod " master"); rd = median(rss, mod " debian")
             row = sprintf("%-28s %9.1f %9.1f", mod, wm, wd); rrow = sprintf(" %7.1f %7.1f", rm / 1024, rd / 1024)
             for (t = 1; t <= 2; t++) {
-                tool = t == 1 ? "btforge" : "cached"
+                tool = t == 1 ? "btforge" : "nocache"
                 wb = median(wall, mod " " tool); rb = median(rss, mod " " tool)
                 r = wb / wm; ratios[tool, ++m[tool]] = r; logsum[tool] += log(r)
                 if (r > 1) slower[tool]++
@@ -140,22 +141,22 @@ awk -v summary="$out/summary" '
             printf "%s%s %6.2f %6.2f\n", row, rrow, ratio[1], ratio[2]
         }
         for (t = 1; t <= 2; t++) {
-            tool = t == 1 ? "btforge" : "cached"
+            tool = t == 1 ? "btforge" : "nocache"
             k = m[tool]; for (i = 1; i <= k; i++) v[i] = ratios[tool, i]
             sorted(v, k)
             printf "%s / master over %d modules: geometric mean %.2f, median %.2f, worst %.2f (%s); slower than master: %d; above its peak RSS: %d\n", \
                 tool, k, exp(logsum[tool] / k), v[int((k + 1) / 2)], worst[tool], worstmod[tool], slower[tool] + 0, bigger[tool] + 0 > summary
         }
     }' "$out/runs" | sort > "$out/table"
-printf '%-28s %9s %9s %9s %9s %7s %7s %7s %7s %6s %6s\n' module master debian btforge cached \
-    rss_m rss_d rss_b rss_c ratio_b ratio_c
+printf '%-28s %9s %9s %9s %9s %7s %7s %7s %7s %6s %6s\n' module master debian btforge nocache \
+    rss_m rss_d rss_b rss_n ratio_b ratio_n
 cat "$out/table" "$out/summary"
 
 # --- 3. every module's peak RSS ---------------------------------------------------------------
 echo
 echo "peak RSS of all $count modules, one run each: modules above master's (MB)"
 while read -r module; do
-    for tool in master btforge cached; do
+    for tool in master btforge nocache; do
         /usr/bin/time -f "%M" -o "$out/rss" bash -c \
             'master_flags=($master_flags_text); encode "$@"' _ "$tool" "$module" "$out/one.btf" \
             2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
@@ -166,10 +167,10 @@ awk '
     { rss[$1, $2] = $3; mods[$1] = 1 }
     END {
         for (mod in mods) {
-            b = rss[mod, "btforge"] > rss[mod, "master"]; c = rss[mod, "cached"] > rss[mod, "master"]
+            b = rss[mod, "btforge"] > rss[mod, "master"]; c = rss[mod, "nocache"] > rss[mod, "master"]
             if (b || c)
-                printf "  %-28s master %6.1f  btforge %6.1f  cached %6.1f\n", mod, rss[mod, "master"] / 1024, rss[mod, "btforge"] / 1024, rss[mod, "cached"] / 1024
+                printf "  %-28s master %6.1f  btforge %6.1f  nocache %6.1f\n", mod, rss[mod, "master"] / 1024, rss[mod, "btforge"] / 1024, rss[mod, "nocache"] / 1024
             above += b; abovec += c; n++
         }
-        printf "above master'"'"'s peak RSS: btforge %d, cached %d, of %d modules\n", above + 0, abovec + 0, n
+        printf "above master'"'"'s peak RSS: btforge %d, nocache %d, of %d modules\n", above + 0, abovec + 0, n
     }' "$out/rss-all" | sort

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <optional>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,21 +56,17 @@ Error ioError(const std::string& path, const std::string& what) {
     return Error::io(path + ": --base-cache: " + what);
 }
 
-// The pages just written sit in the page cache as large folios, which later runs would map whole
-// (the image entire in each one's RSS). Written out, dropped and read back a page at a time
-// (POSIX_FADV_RANDOM: no read-ahead into larger folios), they are single pages, which a run maps
-// only around what it reads (and MADV_RANDOM keeps so); reading them back here spares the first
-// runs a read from disk for each page. A failure costs memory only.
-void cacheInPages(int fd, size_t size) {
-    if (::fdatasync(fd) != 0 || ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0 ||
-        ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) != 0)
-        return;
-    const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    std::vector<std::byte> buffer(page);
-    for (size_t at = 0; at < size; at += page) {
-        if (::pread(fd, buffer.data(), page, static_cast<off_t>(at)) <= 0)
-            return;
+// Writes all of `bytes` to `fd`.
+bool writeAll(int fd, std::span<const std::byte> bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes = bytes.subspan(static_cast<size_t>(n));
     }
+    return true;
 }
 
 } // namespace
@@ -98,7 +95,7 @@ std::optional<std::string> BaseCache::keyOf(const MappedFile& file, const Loaded
     return key;
 }
 
-Expected<BaseCache> BaseCache::open(const std::string& dir) {
+Expected<BaseCache> BaseCache::open(const std::string& dir, Failures failures) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return ioError(dir, std::strerror(errno));
@@ -107,11 +104,12 @@ Expected<BaseCache> BaseCache::open(const std::string& dir) {
         ::close(fd);
         return ioError(dir, "not a directory of this user's that only its owner may write");
     }
-    return BaseCache(dir, fd);
+    return BaseCache(dir, fd, failures);
 }
 
 BaseCache::BaseCache(BaseCache&& other) noexcept
-    : path_(std::move(other.path_)), dir_(std::exchange(other.dir_, -1)) {}
+    : path_(std::move(other.path_)), dir_(std::exchange(other.dir_, -1)),
+      failures_(other.failures_) {}
 
 BaseCache::~BaseCache() {
     if (dir_ >= 0)
@@ -140,9 +138,25 @@ std::shared_ptr<const ir::TypeGraph> BaseCache::find(const std::string& key) con
     return ir::readBaseImage({static_cast<const std::byte*>(map), size}, key, std::move(owner));
 }
 
-Expected<void> BaseCache::store(const std::string& key,
+Expected<BaseCache::Stored>
+BaseCache::store(const std::string& key, const std::shared_ptr<const ir::TypeGraph>& base) const {
+    // The lock is the directory's own (flock on its descriptor): no file to leave behind, and it
+    // goes with the process however that ends.
+    if (::flock(dir_, LOCK_EX | LOCK_NB) != 0)
+        return Stored{}; // another process is writing an image: this run's base is read already
+    Expected<Stored> stored = Stored{};
+    if (auto prepared = find(key))
+        stored = Stored{false, std::move(prepared)};
+    else if (auto written = write(key, base); written)
+        stored = Stored{true, nullptr};
+    else
+        stored = std::move(written).error();
+    ::flock(dir_, LOCK_UN);
+    return stored;
+}
+
+Expected<void> BaseCache::write(const std::string& key,
                                 const std::shared_ptr<const ir::TypeGraph>& base) const {
-    const std::vector<std::byte> image = ir::writeBaseImage(base, key);
     const std::string name = nameOf(key);
     static std::atomic<unsigned> serial{0};
     const std::string temporary =
@@ -151,24 +165,19 @@ Expected<void> BaseCache::store(const std::string& key,
         ::openat(dir_, temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return ioError(path_ + "/" + temporary, std::strerror(errno));
-    size_t done = 0;
-    while (done < image.size()) {
-        const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += static_cast<size_t>(n);
-    }
-    if (done == image.size())
-        cacheInPages(fd, image.size());
-    const bool written = done == image.size() && ::close(fd) == 0;
-    if (!written || ::renameat(dir_, temporary.c_str(), dir_, name.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        if (done != image.size())
-            ::close(fd);
+    // A page per write: the page cache then holds the image in single pages, of which a run
+    // maps only those around what it reads (MADV_RANDOM, find()). Written in larger pieces, it
+    // is held in large folios, and a fault maps a folio whole: every run had the whole image in
+    // its RSS.
+    const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const bool done = ir::writeBaseImage(
+        base, key, [fd](std::span<const std::byte> block) { return writeAll(fd, block); }, page);
+    const std::string why = std::strerror(errno);
+    const bool closed = ::close(fd) == 0;
+    if (!done || !closed || ::renameat(dir_, temporary.c_str(), dir_, name.c_str()) != 0) {
+        const std::string reason = done && closed ? std::strerror(errno) : why;
         ::unlinkat(dir_, temporary.c_str(), 0);
-        return ioError(path_ + "/" + name, "cannot write the base's image: " + why);
+        return ioError(path_ + "/" + name, "cannot write the base's image: " + reason);
     }
     dropOldest();
     return {};

@@ -54,7 +54,10 @@ po::options_description globalOptions() {
         "base-cache", po::value<std::string>(),
         "keep the base (-B) prepared in DIR, a directory only you may write, for later runs "
         "over the same base to map instead of reading it (a kernel build's modules; default: "
-        "$BTFORGE_BASE_CACHE, else none)")("quiet,q", "no progress or warnings on stderr")(
+        "$BTFORGE_BASE_CACHE, else $XDG_CACHE_HOME/btforge or ~/.cache/btforge when it can be "
+        "made)")("no-base-cache",
+                 "neither read nor write prepared bases (as "
+                 "BTFORGE_BASE_CACHE=off)")("quiet,q", "no progress or warnings on stderr")(
         "stats",
         "after a conversion, print on stderr the wall and CPU time of each phase, the serial "
         "fraction, the peak memory and what holds it, and counts (units, DIEs, types)");
@@ -431,6 +434,9 @@ Expected<Command> parse(int argc, const char* const* argv) {
     }
     if (vm.count("base-cache"))
         command.global.baseCache = vm["base-cache"].as<std::string>();
+    command.global.noBaseCache = vm.count("no-base-cache") > 0;
+    if (command.global.baseCache && command.global.noBaseCache)
+        return Error::usage("--base-cache and --no-base-cache: give one or the other");
     command.global.quiet = vm.count("quiet") > 0;
     command.global.stats = vm.count("stats") > 0;
 

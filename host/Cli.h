@@ -17,7 +17,8 @@ struct GlobalOptions {
     std::vector<std::string> pluginOptions; // --plugin-opt NAME.KEY=VALUE, as given
     unsigned jobs = 0;                      // 0: one per CPU
     std::optional<uint64_t> streamLimit;
-    std::optional<std::string> baseCache; // --base-cache DIR (BaseCache.h)
+    std::optional<std::string> baseCache; // --base-cache DIR (BaseCacheChoice.h)
+    bool noBaseCache = false;             // --no-base-cache
     bool quiet = false;
     bool stats = false; // --stats
 };

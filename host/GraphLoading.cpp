@@ -49,13 +49,20 @@ Expected<std::shared_ptr<const ir::TypeGraph>> loadBase(const PluginRegistry& re
         {path, *file, nullptr, "", (*loader)->options}, session);
     if (!graph)
         return std::move(graph).error();
-    auto base = std::make_shared<const ir::TypeGraph>(std::move(*graph));
-    if (key) {
-        if (auto stored = cache->store(*key, base); !stored)
+    std::shared_ptr<const ir::TypeGraph> base =
+        std::make_shared<const ir::TypeGraph>(std::move(*graph));
+    if (!key)
+        return base;
+    auto stored = cache->store(*key, base);
+    if (!stored) {
+        if (cache->reportsFailures())
             session.diagnostics.warning(stored.error().message());
-        else if (session.stats)
-            session.stats->addCount("bases prepared", 1);
+        return base;
     }
+    if (stored->prepared) // the same types, with their tables built
+        base = std::move(stored->prepared);
+    if (session.stats && (stored->written || stored->prepared))
+        session.stats->addCount(stored->written ? "bases prepared" : "bases from the cache", 1);
     return base;
 }
 

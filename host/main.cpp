@@ -1,5 +1,5 @@
 // btforge: the command-line host. Parses options, finds plugins, runs the conversion or diff.
-#include "BaseCache.h"
+#include "BaseCacheChoice.h"
 #include "BatchConversion.h"
 #include "Cli.h"
 #include "PluginRegistry.h"
@@ -126,18 +126,9 @@ int run(int argc, char** argv) {
     if (command->global.streamLimit)
         options.streamLimit = *command->global.streamLimit;
     plugin::Session session{tasks, progress, diagnostics, options};
-    if (convert) {
-        std::optional<std::string> cacheDir = command->global.baseCache;
-        if (const char* env = std::getenv("BTFORGE_BASE_CACHE"); !cacheDir && env && *env)
-            cacheDir = env;
-        if (cacheDir) { // a cache that cannot be used slows the run, it does not stop it
-            if (auto cache = BaseCache::open(*cacheDir))
-                convert->request.source.baseCache =
-                    std::make_shared<const BaseCache>(std::move(*cache));
-            else
-                diagnostics.warning(cache.error().message());
-        }
-    }
+    // Only a run over a base (-B) looks for a cache: no other makes the default directory.
+    if (convert && convert->request.source.base)
+        convert->request.source.baseCache = chooseBaseCache(command->global, diagnostics);
     if (command->global.stats) {
         session.stats = &stats;
         stats.startUpDone();

@@ -30,6 +30,8 @@
 # Tools: $PAHOLE (default ../shared/tools/pahole-master/pahole beside the repository), $BTFORGE (default
 # build/release/bin/btforge of this checkout), bpftool from PATH.
 set -euo pipefail
+# Every run reads its base (-B) itself: none writes a cache (~/.cache/btforge).
+export BTFORGE_BASE_CACHE=off
 
 # The flags a kernel build passes (scripts/Makefile.btf, 6.12+, without 'attributes').
 features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs

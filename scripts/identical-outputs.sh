@@ -10,6 +10,9 @@
 # --all-modules adds every module of the amd64 kernel over that vmlinux's own .BTF, as a kernel
 # build encodes them (scripts/fetch-debian-kernel.sh amd64 --all-modules; about 1,100 runs).
 set -euo pipefail
+# Every run reads its base (-B) itself (none writes ~/.cache/btforge), unless the caller names a
+# cache: BTFORGE_BASE_CACHE=DIR checks the outputs of runs over prepared bases.
+export BTFORGE_BASE_CACHE=${BTFORGE_BASE_CACHE:-off}
 all_modules=0
 if [ "${1:-}" = --all-modules ]; then
     all_modules=1

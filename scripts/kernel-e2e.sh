@@ -207,6 +207,11 @@ phase_end source
 
 work=$(mktemp -d /tmp/kernel-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# btforge's modules use its default base cache, as a user's build would; here in the work
+# directory, not the user's.
+unset BTFORGE_BASE_CACHE
+export XDG_CACHE_HOME=$work/cache-home
+mkdir -m 700 "$XDG_CACHE_HOME"
 out=$cache/build-$arch-$encoder${llvm:+-llvm}
 mkdir -p "$out"
 log=$out/build.log

@@ -19,6 +19,8 @@
 # Tools: $PAHOLE (default ../shared/tools/pahole-master/pahole beside the repository), ld
 # (aarch64-linux-gnu-ld for arm64 modules), bpftool. One process at a time, niced.
 set -euo pipefail
+# Every run reads its base (-B) itself: none writes a cache (~/.cache/btforge).
+export BTFORGE_BASE_CACHE=off
 [ $# -ge 2 ] || { echo "usage: $0 OUT_DIR KERNEL_DIR [ERE]" >&2; exit 2; }
 out=$(cd "$1" && pwd) kdir=$(cd "$2" && pwd) match=${3:-.}
 mroot=$kdir/all-modules

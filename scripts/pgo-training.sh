@@ -6,6 +6,8 @@
 # without --base-cache, then BTF read back and written out as text, json, c and layouts. Outputs
 # go to a temporary directory, removed at the end.
 set -euo pipefail
+# Every run reads its base (-B) itself: none writes a cache (~/.cache/btforge).
+export BTFORGE_BASE_CACHE=off
 root=$(cd "$(dirname "$0")/.." && pwd)
 btforge=${1:?usage: pgo-training.sh BTFORGE}
 kernel=$("$root/scripts/fetch-debian-kernel.sh" amd64 --all-modules)

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 namespace btforge::ir {
 namespace {
@@ -22,12 +23,35 @@ constexpr uint32_t kFormat = 2;
 
 // The storage of graphs and pools, which they let base images reach (a friend of both).
 struct ImageAccess {
+    // An item as the image holds it. Those with padding get it zeroed, so that an image is a
+    // function of its base alone and no uninitialised byte is written.
+    template <typename T> static void copy(T& to, const T& from) {
+        static_assert(std::has_unique_object_representations_v<T>, "padding: zero it below");
+        to = from;
+    }
+    static void copy(Enumerator& to, const Enumerator& from) {
+        std::memset(&to, 0, sizeof to);
+        to.name = from.name;
+        to.value = from.value;
+    }
+    static void copy(TypeGraph::Placement& to, const TypeGraph::Placement& from) {
+        std::memset(&to, 0, sizeof to);
+        to.address = from.address;
+        to.section = from.section;
+    }
+
+    // `n` items whose bytes, padding included, are all zero.
+    template <typename T> static std::vector<T> zeroed(size_t n) {
+        std::vector<T> items(n);
+        std::memset(static_cast<void*>(items.data()), 0, n * sizeof(T));
+        return items;
+    }
+
     // An arena filled only by push_back: every index below its size holds an item.
     template <typename T> static void writeItems(image::Writer& out, const ChunkedArena<T>& arena) {
-        std::vector<T> flat;
-        flat.reserve(arena.size());
+        std::vector<T> flat = zeroed<T>(arena.size());
         for (uint32_t i = 0; i < arena.size(); ++i)
-            flat.push_back(arena[i]);
+            copy(flat[i], arena[i]);
         out.array(std::span<const T>(flat));
     }
 
@@ -36,13 +60,14 @@ struct ImageAccess {
     template <typename T>
     static void writeLists(image::Writer& out, const TypeGraph& graph, const ChunkedArena<T>& arena,
                            std::initializer_list<Kind> kinds) {
-        std::vector<T> flat(arena.size());
+        std::vector<T> flat = zeroed<T>(arena.size());
         for (uint32_t i = 0; i < graph.records_.size(); ++i) {
             const TypeGraph::Record& r = graph.records_[i];
             if (std::find(kinds.begin(), kinds.end(), r.kind) == kinds.end())
                 continue;
             const std::span<const T> list = arena.list(r.data, r.extra);
-            std::copy(list.begin(), list.end(), flat.begin() + r.data);
+            for (size_t j = 0; j < list.size(); ++j)
+                copy(flat[r.data + j], list[j]);
         }
         out.array(std::span<const T>(flat));
     }
@@ -85,16 +110,30 @@ struct ImageAccess {
     }
 };
 
-std::vector<std::byte> writeBaseImage(const std::shared_ptr<const TypeGraph>& base,
-                                      std::string_view key) {
-    image::Writer out;
+bool writeBaseImage(const std::shared_ptr<const TypeGraph>& base, std::string_view key,
+                    const ImageSink& sink, size_t blockSize) {
+    image::Writer out(sink, blockSize);
     out.value(kMagic);
     out.value(kFormat);
     out.array(std::span<const char>(key));
     ImageAccess::writeGraph(out, *base);
     dedup::BaseIndex::of(base)->writeTo(out);
     BaseFunctions::of(base)->writeTo(out);
-    return std::move(out.bytes());
+    return out.finish();
+}
+
+std::vector<std::byte> writeBaseImage(const std::shared_ptr<const TypeGraph>& base,
+                                      std::string_view key) {
+    std::vector<std::byte> image;
+    constexpr size_t kBlock = 1 << 16;
+    writeBaseImage(
+        base, key,
+        [&](std::span<const std::byte> block) {
+            image.insert(image.end(), block.begin(), block.end());
+            return true;
+        },
+        kBlock);
+    return image;
 }
 
 std::shared_ptr<const TypeGraph> readBaseImage(std::span<const std::byte> bytes,

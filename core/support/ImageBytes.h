@@ -7,14 +7,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace btforge::image {
 
+// Hands the bytes to a sink a block at a time, so that a whole image is never held in memory
+// (it would add its size to the peak of the run that prepares it).
 class Writer {
 public:
+    // Takes a block; false when it could not (writing stops there).
+    using Sink = std::function<bool(std::span<const std::byte>)>;
+
+    Writer(Sink sink, size_t blockSize) : sink_(std::move(sink)), block_(blockSize) {
+        buffer_.reserve(block_);
+    }
     template <typename T> void value(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>);
         put(&v, sizeof v);
@@ -24,15 +34,38 @@ public:
         value<uint64_t>(items.size());
         put(items.data(), items.size_bytes());
     }
-    std::vector<std::byte>& bytes() { return bytes_; }
+    // Hands over what is left; whether the sink took everything.
+    bool finish() {
+        flush();
+        return good_;
+    }
 
 private:
     void put(const void* data, size_t size) {
-        const auto* p = static_cast<const std::byte*>(data);
-        bytes_.insert(bytes_.end(), p, p + size);
-        bytes_.resize((bytes_.size() + 7) & ~size_t{7});
+        static constexpr std::byte kZeros[8]{};
+        append(static_cast<const std::byte*>(data), size);
+        append(kZeros, (8 - size % 8) % 8); // the next item 8-aligned
     }
-    std::vector<std::byte> bytes_;
+    void append(const std::byte* p, size_t size) {
+        while (size > 0) {
+            const size_t n = std::min(size, block_ - buffer_.size());
+            buffer_.insert(buffer_.end(), p, p + n);
+            p += n;
+            size -= n;
+            if (buffer_.size() == block_)
+                flush();
+        }
+    }
+    void flush() {
+        if (good_ && !buffer_.empty())
+            good_ = sink_(buffer_);
+        buffer_.clear();
+    }
+
+    Sink sink_;
+    size_t block_;
+    std::vector<std::byte> buffer_;
+    bool good_ = true;
 };
 
 // Reads what Writer wrote. Reading past the end gives zeros and empty arrays and makes the

@@ -9,7 +9,11 @@
 #    link in its place is not followed; the output stays the same;
 #  - a directory others may write, or none at all, is refused with one warning, and the run
 #    goes on without a cache;
-#  - no more than four images are kept.
+#  - no more than four images are kept;
+#  - by default (no option, $BTFORGE_BASE_CACHE unset) the cache is $XDG_CACHE_HOME/btforge,
+#    else ~/.cache/btforge, made mode 0700; none, and nothing made, with --no-base-cache, with
+#    BTFORGE_BASE_CACHE=off, for a run without a base, or under a home that is not the user's;
+#  - runs started together on a cold cache prepare one image between them.
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1
 shift
@@ -105,3 +109,59 @@ for i in 1 2 3 4 5 6; do
 done
 [ "$(images)" = 4 ] || fail "$(images) images kept, not 4"
 echo "four images kept"
+
+# The default cache: under the user's cache home, made when missing.
+home=$work/home
+mkdir -m 755 "$home"
+# default COMMAND...: COMMAND (convert, or a program) as a user without a cache setting.
+default() { (
+    unset BTFORGE_BASE_CACHE XDG_CACHE_HOME
+    export HOME=$home
+    "$@"
+); }
+default convert "$first" "$work/default.btf"
+counted "bases prepared" || fail "the default cache did not prepare the base"
+[ "$(stat -c %a "$home/.cache/btforge")" = 700 ] ||
+    fail "the default cache directory is not $home/.cache/btforge, mode 700"
+default convert "$first" "$work/default2.btf"
+counted "bases from the cache" || fail "the default cache was not read"
+cmp "$work/default.btf" "$work/cold.btf" && cmp "$work/default2.btf" "$work/cold.btf" ||
+    fail "default cache: the output differs"
+mkdir -m 700 "$work/xdg"
+default env XDG_CACHE_HOME="$work/xdg" "$BTFORGE" convert -B "$base" "$first" -o "$work/xdg.btf"
+[ "$(find "$work/xdg/btforge" -name 'base-*.img' | wc -l)" = 1 ] ||
+    fail "\$XDG_CACHE_HOME did not hold the default cache"
+echo "the default cache is ~/.cache/btforge, or \$XDG_CACHE_HOME/btforge"
+
+# No default cache: asked for none, no base, or a home of another user's.
+rm -rf "$home/.cache"
+default convert "$first" "$work/off.btf" --no-base-cache
+default env BTFORGE_BASE_CACHE=off "$BTFORGE" convert -B "$base" "$first" -o "$work/off2.btf"
+default "$BTFORGE" convert "$first" -o "$work/nobase.btf"
+[ ! -e "$home/.cache" ] || fail "a run asked for no cache, or without a base, made one"
+cmp "$work/off.btf" "$work/cold.btf" && cmp "$work/off2.btf" "$work/cold.btf" ||
+    fail "no cache: the output differs"
+if [ "$(id -u)" = 0 ]; then
+    chown nobody "$home"
+    default convert "$first" "$work/theirs.btf"
+    [ ! -e "$home/.cache" ] || fail "root made a cache in another user's home"
+    chown root "$home"
+fi
+"$BTFORGE" --no-base-cache --base-cache "$cache" convert -B "$base" "$first" -o "$work/both.btf" \
+    2> "$work/stderr" && fail "--no-base-cache with --base-cache was accepted"
+grep -q "give one or the other" "$work/stderr" || fail "--no-base-cache with --base-cache: no reason"
+echo "no default cache when asked for none, without a base, or in another user's home"
+
+# A build's first modules start together: one of them prepares the image, the others do not.
+rm -rf "$home/.cache"
+for i in 1 2 3 4; do
+    default "$BTFORGE" --stats convert -B "$base" "$first" -o "$work/together$i.btf" \
+        2> "$work/together$i.stderr" &
+done
+wait
+[ "$(cat "$work"/together*.stderr | grep -c "bases prepared 1")" = 1 ] ||
+    fail "runs started together prepared $(cat "$work"/together*.stderr | grep -c "bases prepared 1") images, not 1"
+for i in 1 2 3 4; do
+    cmp "$work/together$i.btf" "$work/cold.btf" || fail "run $i of four together: the output differs"
+done
+echo "four runs started together prepare one image"

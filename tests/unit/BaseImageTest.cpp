@@ -125,3 +125,31 @@ TEST_CASE("BaseImage: another key, or an image cut short, gives nothing") {
     CHECK_FALSE(readBaseImage(buffer->bytes(image.size() - 1), "key 1", buffer));
     CHECK(readBaseImage(buffer->bytes(image.size()), "key 1", buffer));
 }
+
+TEST_CASE("BaseImage: the same bytes each time and a block at a time; a sink that fails stops it") {
+    const auto base = sampleBase();
+    const std::vector<std::byte> whole = writeBaseImage(base, "key 1");
+    // The same bytes each time: padding is written as zeros (the sample's enumerators have some).
+    CHECK(writeBaseImage(base, "key 1") == whole);
+    for (size_t block : {size_t{1}, size_t{7}, size_t{4096}, whole.size(), whole.size() + 1}) {
+        CAPTURE(block);
+        std::vector<std::byte> joined;
+        size_t calls = 0;
+        const bool written = writeBaseImage(
+            base, "key 1",
+            [&](std::span<const std::byte> bytes) {
+                ++calls;
+                CHECK(bytes.size() <= block);
+                joined.insert(joined.end(), bytes.begin(), bytes.end());
+                return true;
+            },
+            block);
+        CHECK(written);
+        CHECK(joined == whole);
+        CHECK(calls == (whole.size() + block - 1) / block);
+    }
+    size_t calls = 0;
+    CHECK_FALSE(writeBaseImage(
+        base, "key 1", [&](std::span<const std::byte>) { return ++calls < 3; }, 4096));
+    CHECK(calls == 3);
+}

@@ -12,6 +12,7 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -19,8 +20,15 @@
 
 namespace btforge::ir {
 
-// The image of `base` (a graph without a base of its own), tagged with `key`. Builds the derived
-// tables if this process has not yet.
+// Takes the next block of an image; false when it could not (writing stops there).
+using ImageSink = std::function<bool(std::span<const std::byte>)>;
+
+// Writes the image of `base` (a graph without a base of its own), tagged with `key`, to `sink`
+// in blocks of `blockSize` bytes (the last may be shorter); whether the sink took them all.
+// Builds the derived tables if this process has not yet.
+BTFORGE_API bool writeBaseImage(const std::shared_ptr<const TypeGraph>& base, std::string_view key,
+                                const ImageSink& sink, size_t blockSize);
+// The same image as one vector.
 BTFORGE_API std::vector<std::byte> writeBaseImage(const std::shared_ptr<const TypeGraph>& base,
                                                   std::string_view key);
 
