@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -84,6 +85,26 @@ int listPlugins(const PluginRegistry& registry) {
     return 0;
 }
 
+// Gives the sources read over a base (-B: convert's, dump's, either side of diff's) the base
+// cache. Only such a run looks for one: no other makes the default directory.
+void attachBaseCache(Command& command, plugin::Diagnostics& diagnostics) {
+    std::vector<GraphSource*> sources;
+    if (auto* convert = std::get_if<ConvertCommand>(&command.action))
+        sources = {&convert->request.source};
+    else if (auto* diff = std::get_if<DiffCommand>(&command.action))
+        sources = {&diff->request.a, &diff->request.b};
+    bool chosen = false; // once: a directory that cannot serve is one warning
+    std::shared_ptr<const BaseCache> cache;
+    for (GraphSource* source : sources) {
+        if (!source->base)
+            continue;
+        if (!chosen)
+            cache = chooseBaseCache(command.global, diagnostics);
+        chosen = true;
+        source->baseCache = cache;
+    }
+}
+
 int run(int argc, char** argv) {
     RunStats stats; // times from here
     auto command = parseCommandLine(argc, argv);
@@ -126,9 +147,7 @@ int run(int argc, char** argv) {
     if (command->global.streamLimit)
         options.streamLimit = *command->global.streamLimit;
     plugin::Session session{tasks, progress, diagnostics, options};
-    // Only a run over a base (-B) looks for a cache: no other makes the default directory.
-    if (convert && convert->request.source.base)
-        convert->request.source.baseCache = chooseBaseCache(command->global, diagnostics);
+    attachBaseCache(*command, diagnostics);
     if (command->global.stats) {
         session.stats = &stats;
         stats.startUpDone();

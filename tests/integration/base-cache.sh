@@ -11,8 +11,9 @@
 #    goes on without a cache;
 #  - no more than four images are kept;
 #  - by default (no option, $BTFORGE_BASE_CACHE unset) the cache is $XDG_CACHE_HOME/btforge,
-#    else ~/.cache/btforge, made mode 0700; none, and nothing made, with --no-base-cache, with
-#    BTFORGE_BASE_CACHE=off, for a run without a base, or under a home that is not the user's;
+#    else ~/.cache/btforge, made mode 0700, for convert, dump and diff alike; none, and nothing
+#    made, with --no-base-cache, with BTFORGE_BASE_CACHE=off, for a run without a base, or under
+#    a home that is not the user's;
 #  - runs started together on a cold cache prepare one image between them.
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1
@@ -131,7 +132,15 @@ mkdir -m 700 "$work/xdg"
 default env XDG_CACHE_HOME="$work/xdg" "$BTFORGE" convert -B "$base" "$first" -o "$work/xdg.btf"
 [ "$(find "$work/xdg/btforge" -name 'base-*.img' | wc -l)" = 1 ] ||
     fail "\$XDG_CACHE_HOME did not hold the default cache"
-echo "the default cache is ~/.cache/btforge, or \$XDG_CACHE_HOME/btforge"
+# diff over a base uses it too (either side), and so does dump.
+rm -rf "$home/.cache"
+default "$BTFORGE" diff -B "$base" "$first" "$work/cold.btf" > /dev/null ||
+    fail "diff over the base: the module and its conversion differ"
+[ "$(find "$home/.cache/btforge" -name 'base-*.img' | wc -l)" = 1 ] ||
+    fail "diff over a base did not prepare it in the default cache"
+default "$BTFORGE" --stats dump -B "$base" "$first" > /dev/null 2> "$work/stderr"
+counted "bases from the cache" || fail "dump over a base did not read the default cache"
+echo "the default cache is ~/.cache/btforge, or \$XDG_CACHE_HOME/btforge; convert, dump and diff use it"
 
 # No default cache: asked for none, no base, or a home of another user's.
 rm -rf "$home/.cache"
