@@ -9,6 +9,19 @@
 
 namespace btforge::dwarf {
 
+namespace {
+
+// The 8 bytes of a value, in the target's byte order, from its byte of significance `first` (0:
+// the least significant) up; bytes past its end read as 0.
+uint64_t word(std::span<const uint8_t> bytes, bool bigEndian, size_t first) {
+    uint64_t value = 0;
+    for (size_t i = 0; i < 8 && first + i < bytes.size(); ++i)
+        value |= uint64_t{bytes[bigEndian ? bytes.size() - 1 - first - i : first + i]} << (8 * i);
+    return value;
+}
+
+} // namespace
+
 bool DieAttributes::isUsed(unsigned attribute) {
     switch (attribute) {
     case DW_AT_name:
@@ -173,13 +186,19 @@ void DieAttributes::address(unsigned attribute, uint64_t address) {
 void DieAttributes::block(unsigned attribute, std::span<const uint8_t> bytes, bool bigEndian) {
     if (attribute != DW_AT_const_value)
         return;
-    // Only the first 8 bytes fit the IR.
-    const size_t length = std::min<size_t>(bytes.size(), 8);
-    uint64_t number = 0;
-    for (size_t i = 0; i < length; ++i)
-        number |= uint64_t(bytes[bigEndian ? length - 1 - i : i]) << (8 * i);
-    die_.constValue = number;
+    // Only the 8 low-order bytes fit the IR.
+    die_.constValue = word(bytes, bigEndian, 0);
     die_.flags |= kHasConstValue;
+}
+
+void DieAttributes::wideConstant(unsigned attribute, std::span<const uint8_t> bytes,
+                                 bool bigEndian) {
+    const uint64_t low = word(bytes, bigEndian, 0);
+    const uint64_t high = word(bytes, bigEndian, 8);
+    if (high == 0)
+        constant(attribute, {low, false});
+    else if (high == ~uint64_t{0} && static_cast<int64_t>(low) < 0)
+        constant(attribute, {low, true});
 }
 
 void DieAttributes::operations(unsigned attribute, std::span<const LocationOp> ops) {

@@ -59,7 +59,7 @@ DieOffset AttributeDecoder::reference(const Attribute& attr) const {
         // ref_addr, type unit signatures, the alt file: libdw finds the DIE in its unit.
         Dwarf_Die target;
         if (!dwarf_formref_die(attr.lib(), &target))
-            return kNoDie;
+            return kLostDie;
         return dwarf_dieoffset(&target) + biasOf(context_.dwarf, target.cu);
     }
     }
@@ -172,6 +172,10 @@ void AttributeDecoder::decode(const Attribute& attr) {
 }
 
 void AttributeDecoder::decodeConstant(const Attribute& attr) {
+    if (attr.form() == DW_FORM_data16) { // which libdw does not read as a number
+        rules_.wideConstant(attr.name(), {attr.raw.valp, 16}, forms_.bigEndian);
+        return;
+    }
     if (isSignedForm(attr.form())) {
         rules_.constant(attr.name(), {static_cast<uint64_t>(signedValue(attr)), true});
         return;

@@ -218,8 +218,12 @@ struct AttributeDecoder {
             break;
         }
         case FormClass::Constant:
-            if (auto number = unsignedValue(value))
+            if (value.getForm() == dw::DW_FORM_data16) { // LLVM holds its bytes as a block
+                if (auto bytes = blockOf(value))
+                    rules.wideConstant(attribute, *bytes, !llvmUnit.isLittleEndian());
+            } else if (auto number = unsignedValue(value)) {
                 rules.constant(attribute, {*number, isSignedForm(value.getForm())});
+            }
             break;
         }
     }

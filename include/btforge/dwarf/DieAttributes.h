@@ -44,6 +44,10 @@ public:
     void address(unsigned attribute, uint64_t address);
     // A constant in a block (DW_AT_const_value), in the target's byte order.
     void block(unsigned attribute, std::span<const uint8_t> bytes, bool bigEndian);
+    // A DW_FORM_data16 constant, in the target's byte order. The IR holds 64 bits: a value whose
+    // upper half only extends the lower (zeros, or ones over a negative lower half) is that
+    // value, signed when negative; a wider one is left out, as BTF cannot hold it.
+    void wideConstant(unsigned attribute, std::span<const uint8_t> bytes, bool bigEndian);
     void operations(unsigned attribute, std::span<const LocationOp> ops);
 
     // DW_AT_location, in any form. Its value is one expression or a list of them; the rules

@@ -16,6 +16,9 @@ namespace btforge::dwarf {
 // never collide). Unique within one input, independent of the unit.
 using DieOffset = uint64_t;
 inline constexpr DieOffset kNoDie = UINT64_MAX;
+// A reference a reader could not follow to any DIE: no unit has it, so it is read as void and
+// counted with the other references to no DIE (a warning), unlike kNoDie (no reference at all).
+inline constexpr DieOffset kLostDie = UINT64_MAX - 1;
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 // Vendor tags and values dwarf.h does not have.
