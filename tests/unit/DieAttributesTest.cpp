@@ -108,6 +108,41 @@ TEST_CASE("a constant in a block is in the target's byte order") {
     OneDie big(DW_TAG_enumerator);
     big.rules().block(DW_AT_const_value, bytes, true);
     CHECK(big.die().constValue == 0x1234);
+    // Longer than the IR's 64 bits: the low-order bytes, the last ones on a big-endian target.
+    const uint8_t wide[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    OneDie wideLittle(DW_TAG_enumerator);
+    wideLittle.rules().block(DW_AT_const_value, wide, false);
+    CHECK(wideLittle.die().constValue == 0x0807060504030201);
+    OneDie wideBig(DW_TAG_enumerator);
+    wideBig.rules().block(DW_AT_const_value, wide, true);
+    CHECK(wideBig.die().constValue == 0x030405060708090a);
+}
+
+TEST_CASE("a 16-byte constant is its low 64 bits when the rest only extends them") {
+    // value: the 16 bytes of a number given as its low and high halves, in the target's order.
+    auto read = [](uint64_t low, uint64_t high, bool bigEndian) {
+        uint8_t bytes[16];
+        for (int i = 0; i < 16; ++i) {
+            const uint64_t half = i < 8 ? low : high;
+            bytes[bigEndian ? 15 - i : i] = static_cast<uint8_t>(half >> (8 * (i % 8)));
+        }
+        OneDie die(DW_TAG_enumerator);
+        die.rules().wideConstant(DW_AT_const_value, bytes, bigEndian);
+        return die;
+    };
+    for (bool bigEndian : {false, true}) {
+        CAPTURE(bigEndian);
+        OneDie minusThree = read(static_cast<uint64_t>(-3), ~uint64_t{0}, bigEndian);
+        CHECK(minusThree.die().has(kHasConstValue));
+        CHECK(minusThree.die().has(kConstValueSigned));
+        CHECK(minusThree.die().constValue == static_cast<uint64_t>(-3));
+        OneDie large = read(0x8000000000000001, 0, bigEndian); // unsigned, top bit set
+        CHECK(large.die().constValue == 0x8000000000000001);
+        CHECK_FALSE(large.die().has(kConstValueSigned));
+        // Wider than 64 bits either way: left out.
+        CHECK_FALSE(read(5, 1, bigEndian).die().has(kHasConstValue));
+        CHECK_FALSE(read(5, ~uint64_t{0}, bigEndian).die().has(kHasConstValue));
+    }
 }
 
 TEST_CASE("a location list: its first expression, and a parameter's entry-value register") {
