@@ -43,7 +43,8 @@ struct ImageAccess {
     // `n` items whose bytes, padding included, are all zero.
     template <typename T> static std::vector<T> zeroed(size_t n) {
         std::vector<T> items(n);
-        std::memset(static_cast<void*>(items.data()), 0, n * sizeof(T));
+        if (n != 0) // an empty vector's data() may be null, which memset must not be given
+            std::memset(static_cast<void*>(items.data()), 0, n * sizeof(T));
         return items;
     }
 
