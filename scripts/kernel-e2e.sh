@@ -134,7 +134,8 @@ install_packages() {
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     note "installing ${missing[*]}"
-    apt-get update -qq
+    # A mirror in mid-sync fails the update for some index; the lists at hand may still do.
+    apt-get update -qq || note "apt-get update failed: installing from the package lists at hand"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
         > /dev/null
 }
