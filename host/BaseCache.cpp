@@ -142,8 +142,11 @@ Expected<BaseCache::Stored>
 BaseCache::store(const std::string& key, const std::shared_ptr<const ir::TypeGraph>& base) const {
     // The lock is the directory's own (flock on its descriptor): no file to leave behind, and it
     // goes with the process however that ends.
-    if (::flock(dir_, LOCK_EX | LOCK_NB) != 0)
+    const bool locked = ::flock(dir_, LOCK_EX | LOCK_NB) == 0;
+    if (!locked && errno == EWOULDBLOCK)
         return Stored{}; // another process is writing an image: this run's base is read already
+    // Not locked for another reason (a network file system that locks no directory): written
+    // all the same, as renaming into place keeps readers safe.
     Expected<Stored> stored = Stored{};
     if (auto prepared = find(key))
         stored = Stored{false, std::move(prepared)};
@@ -151,7 +154,8 @@ BaseCache::store(const std::string& key, const std::shared_ptr<const ir::TypeGra
         stored = Stored{true, nullptr};
     else
         stored = std::move(written).error();
-    ::flock(dir_, LOCK_UN);
+    if (locked)
+        ::flock(dir_, LOCK_UN);
     return stored;
 }
 
