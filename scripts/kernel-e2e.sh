@@ -258,6 +258,8 @@ unused_location=$(llvm-dwarfdump-19 --name=e2e_shape_scaled -c "$modules/e2e_sha
 phase_end build
 
 unresolved=$(grep -c 'unresolved symbol' "$log" || true)
+# btforge's modules went through its default base cache: vmlinux prepared there once.
+cached_bases=$(find "$XDG_CACHE_HOME" -path '*/btforge/base-*.img' | wc -l)
 
 # --- the initramfs: busybox, /init, the expected BTF, modules, BPF objects and their loader ---
 root_fs=$work/initramfs
@@ -321,6 +323,14 @@ if [ "$unresolved" = 0 ]; then
 else
     report+=("FAIL host-resolve-btfids: $unresolved 'unresolved symbol' warnings (see $log)")
     failed=$((failed + 1))
+fi
+if [ "$encoder" = btforge ]; then
+    if [ "$cached_bases" = 1 ]; then
+        report+=("PASS host-base-cache: the modules' runs prepared vmlinux in the default base cache")
+    else
+        report+=("FAIL host-base-cache: $cached_bases images in the default base cache, not 1")
+        failed=$((failed + 1))
+    fi
 fi
 if [ -z "$unused_location" ]; then
     report+=("PASS host-unused-parameter: e2e_shape_scaled's 'unused' has no location, which pahole 1.31's rule skips")
