@@ -23,19 +23,18 @@ constexpr uint32_t kFormat = 2;
 
 // The storage of graphs and pools, which they let base images reach (a friend of both).
 struct ImageAccess {
-    // An item as the image holds it. Those with padding get it zeroed, so that an image is a
-    // function of its base alone and no uninitialised byte is written.
+    // An item as the image holds it, copied into zeroed() storage. Those with padding are copied
+    // field by field, their padding left zero, so that an image is a function of its base alone
+    // and no uninitialised byte is written.
     template <typename T> static void copy(T& to, const T& from) {
-        static_assert(std::has_unique_object_representations_v<T>, "padding: zero it below");
+        static_assert(std::has_unique_object_representations_v<T>, "padding: copy by field below");
         to = from;
     }
     static void copy(Enumerator& to, const Enumerator& from) {
-        std::memset(&to, 0, sizeof to);
         to.name = from.name;
         to.value = from.value;
     }
     static void copy(TypeGraph::Placement& to, const TypeGraph::Placement& from) {
-        std::memset(&to, 0, sizeof to);
         to.address = from.address;
         to.section = from.section;
     }

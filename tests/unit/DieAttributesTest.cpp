@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <dwarf.h>
+#include <span>
 #include <vector>
 
 using namespace btforge::dwarf;
@@ -38,6 +39,13 @@ void readExpression(DieAttributes& rules, std::vector<LocationOp> ops, bool read
 const LocationOp kEntryValueReg5{DW_OP_entry_value, 1, DW_OP_reg5};
 const LocationOp kStackValue{DW_OP_stack_value, 0, 0};
 const LocationOp kReg3{DW_OP_reg3, 0, 0};
+
+// The value a DW_AT_const_value block gives an enumerator.
+uint64_t blockValue(std::span<const uint8_t> bytes, bool bigEndian) {
+    OneDie die(DW_TAG_enumerator);
+    die.rules().block(DW_AT_const_value, bytes, bigEndian);
+    return die.die().constValue;
+}
 
 } // namespace
 
@@ -102,20 +110,12 @@ TEST_CASE("a member's offset is a constant or a lone DW_OP_plus_uconst") {
 
 TEST_CASE("a constant in a block is in the target's byte order") {
     const uint8_t bytes[] = {0x12, 0x34};
-    OneDie little(DW_TAG_enumerator);
-    little.rules().block(DW_AT_const_value, bytes, false);
-    CHECK(little.die().constValue == 0x3412);
-    OneDie big(DW_TAG_enumerator);
-    big.rules().block(DW_AT_const_value, bytes, true);
-    CHECK(big.die().constValue == 0x1234);
+    CHECK(blockValue(bytes, false) == 0x3412);
+    CHECK(blockValue(bytes, true) == 0x1234);
     // Longer than the IR's 64 bits: the low-order bytes, the last ones on a big-endian target.
     const uint8_t wide[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-    OneDie wideLittle(DW_TAG_enumerator);
-    wideLittle.rules().block(DW_AT_const_value, wide, false);
-    CHECK(wideLittle.die().constValue == 0x0807060504030201);
-    OneDie wideBig(DW_TAG_enumerator);
-    wideBig.rules().block(DW_AT_const_value, wide, true);
-    CHECK(wideBig.die().constValue == 0x030405060708090a);
+    CHECK(blockValue(wide, false) == 0x0807060504030201);
+    CHECK(blockValue(wide, true) == 0x030405060708090a);
 }
 
 TEST_CASE("a 16-byte constant is its low 64 bits when the rest only extends them") {
