@@ -11,9 +11,25 @@
 function(btforge_add_plugin name)
   set(target btforge-plugin-${name})
   add_library(${target} MODULE ${ARGN})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME btforge-${name} PREFIX "lib")
+  _btforge_plugin_module(${target})
+  set_property(GLOBAL APPEND PROPERTY BTFORGE_PLUGIN_TARGETS ${target})
+endfunction()
+
+# btforge_add_companion(PLUGIN FILE SOURCES...): plugin PLUGIN's companion (btforge/plugin/
+# Companion.h), FILE.so beside it, from SOURCES; the caller links it against the large library.
+# Made with the plugin, as the plugin cannot work without it.
+function(btforge_add_companion plugin file)
+  set(target ${file})
+  add_library(${target} MODULE ${ARGN})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${file} PREFIX "")
+  _btforge_plugin_module(${target})
+  add_dependencies(btforge-plugin-${plugin} ${target})
+endfunction()
+
+# What a plugin and a companion share: where they go, what they export, what they link.
+function(_btforge_plugin_module target)
   set_target_properties(${target} PROPERTIES
-    OUTPUT_NAME btforge-${name}
-    PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     INSTALL_RPATH "${BTFORGE_PLUGIN_INSTALL_RPATH}"
@@ -34,5 +50,4 @@ function(btforge_add_plugin name)
     target_link_libraries(${target} PRIVATE btforge_options)
   endif()
   install(TARGETS ${target} LIBRARY DESTINATION ${BTFORGE_PLUGIN_INSTALL_DIR})
-  set_property(GLOBAL APPEND PROPERTY BTFORGE_PLUGIN_TARGETS ${target})
 endfunction()

@@ -756,15 +756,4 @@ Expected<ir::TypeGraph> readBpftoolJson(std::span<const std::byte> bytes,
     return Reader(options).read(document);
 }
 
-bool looksLikeBpftoolJson(std::span<const std::byte> head) {
-    const std::string_view text(reinterpret_cast<const char*>(head.data()),
-                                std::min<size_t>(head.size(), 4096));
-    auto skipSpace = [&](size_t at) { return text.find_first_not_of(" \t\r\n", at); };
-    size_t at = skipSpace(0);
-    if (at == std::string_view::npos || text[at] != '{')
-        return false;
-    at = skipSpace(at + 1);
-    return at != std::string_view::npos && text.substr(at).starts_with("\"types\"");
-}
-
 } // namespace btforge::json

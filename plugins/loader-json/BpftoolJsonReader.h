@@ -28,7 +28,10 @@ struct JsonReadOptions {
 Expected<ir::TypeGraph> readBpftoolJson(std::span<const std::byte> bytes,
                                         const JsonReadOptions& options);
 
-// True when the bytes start as bpftool's document does: an object whose first key is "types".
-bool looksLikeBpftoolJson(std::span<const std::byte> head);
+// The json loader reads with Boost.JSON in a companion (btforge/plugin/Companion.h), whose entry
+// is readBpftoolJson.
+using ReadBpftoolJson = Expected<ir::TypeGraph> (*)(std::span<const std::byte> bytes,
+                                                    const JsonReadOptions& options);
+inline constexpr const char* kReaderCompanionFile = "btforge-json-reader.so";
 
 } // namespace btforge::json

@@ -1,9 +1,9 @@
-// The entry point of the reader module (see LlvmReaderModule.h).
+// The entry of the reader companion (see LlvmReaderModule.h).
 #include "LlvmReaderModule.h"
 
 #include "LlvmUnitReader.h"
 
-#include "btforge/Export.h"
+#include "btforge/plugin/Companion.h"
 
 namespace {
 
@@ -17,4 +17,4 @@ openReader(const std::shared_ptr<btforge::MappedFile>& file) {
 
 } // namespace
 
-BTFORGE_PLUGIN_EXPORT const btforge::dwarf::OpenLlvmReader btforge_open_llvm_reader = &openReader;
+BTFORGE_COMPANION(btforge::dwarf::OpenLlvmReader, &openReader);

@@ -192,6 +192,18 @@ BTFORGE_PLUGIN_PATH=$work/shadow-env expect_status 0 "$BTFORGE" -q convert "$sam
 grep -q "note: emitter 'btf' is $work/shadow-env/libbtforge-other-btf.so, which shadows " "$work/stderr" ||
     fail "convert with a shadowing btf emitter does not say so"
 rm -f "$work/x.btf"
+# The json loader reads through its companion, loaded from beside the plugin when it reads an
+# input (btforge/plugin/Companion.h): a copy of the plugin without it fails that run with one
+# line naming the missing companion, and writes nothing; a run reading no JSON is not affected.
+mkdir "$work/lone"
+cp "$built/libbtforge-loader-json.so" "$work/lone/"
+expect_status 0 "$BTFORGE" convert "$sample" -t json -o "$work/sample.json"
+expect_status 1 "$BTFORGE" --plugin-dir "$work/lone" -q convert "$work/sample.json" -o "$work/x.btf"
+grep -qx "btforge: error: $work/sample.json: json: cannot load its companion $work/lone/btforge-json-reader.so (.*)" \
+    "$work/stderr" || { cat "$work/stderr"; fail "a missing companion is not one clear error"; }
+[ ! -e "$work/x.btf" ] || fail "a run without its companion wrote an output"
+expect_status 0 "$BTFORGE" --plugin-dir "$work/lone" -q convert "$sample" -o "$work/x.btf"
+rm -f "$work/x.btf"
 # --stats: after the run, on stderr (even with --quiet), every phase with its wall and CPU
 # milliseconds adding up to the total, the serial fraction with its projections, the peak memory
 # and what holds it, and the counts; the output is the same bytes. Timings are not checked, only
