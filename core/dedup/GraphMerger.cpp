@@ -226,7 +226,7 @@ GraphMerger::BaseUse GraphMerger::baseUse() const {
     const State& s = *state_;
     if (!s.base)
         return {};
-    return {static_cast<uint32_t>(std::count(s.baseMatched.begin(), s.baseMatched.end(), 1)),
+    return {static_cast<uint32_t>(s.baseMatched.size()),
             s.lazyBase() ? s.baseWorld->materialized() : s.firstOwn - 1};
 }
 

@@ -76,11 +76,7 @@ struct GraphMerger::State {
     // the world type it stands for.
     void hashMapped(PreparedUnit& unit);
     uint64_t worldRound(ir::TypeId id, unsigned round);
-    void noteBaseMatch(ir::TypeId id) {
-        if (baseMatched.empty())
-            baseMatched.assign(firstOwn, 0);
-        baseMatched[id] = 1;
-    }
+    void noteBaseMatch(ir::TypeId id) { baseMatched.emplace(id, 0); }
     // Over a lazy base: every component equivalent to a base type mapped to it.
     void matchBase(const PreparedUnit& unit, uint32_t unitOrder);
     // `ownOnly`: the base was matched already, so a type met unmapped is no base type's.
@@ -151,7 +147,9 @@ struct GraphMerger::State {
     std::shared_ptr<const BaseIndex> baseIndex; // over a base (BaseIndex::of)
     std::unique_ptr<BaseWorld> baseWorld;       // over a lazy base
     bool lazy = false;
-    std::vector<uint8_t> baseMatched; // by base id: a unit type was found to be it (--stats)
+    // The base ids a unit type was found to be (--stats): a few thousand of the base's, so not a
+    // table by id, whose every page a run would touch.
+    support::SparseIdMap baseMatched;
     // Enum declarations units resolved to the base's definition early (name, size; see
     // GraphMerger::Result::earlyEnumRedefined).
     std::set<std::pair<std::string, uint32_t>> earlyEnums;

@@ -39,6 +39,7 @@ public:
         return {value, true};
     }
 
+    size_t size() const { return used_; }
     size_t memoryUsage() const { return slots_.capacity() * sizeof(Slot); }
 
 private:
