@@ -39,28 +39,36 @@ unsigned ThreadPoolRunner::threadsFor(unsigned requested) {
     return requested ? std::min(requested, cpus) : cpus;
 }
 
+// The calling thread is one of the `threads`: the pool holds the others.
 ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
-    : threads_(threads ? threads : 1), pool_(threads_) {}
+    : threads_(threads ? threads : 1), pool_(std::max(threads_, 2u) - 1) {}
 
 ThreadPoolRunner::~ThreadPoolRunner() {
     pool_.join();
 }
 
 void ThreadPoolRunner::parallelFor(size_t count, const std::function<void(size_t)>& body) {
-    if (count == 0)
-        return;
     // Workers pull the next index from a shared counter, so uneven items (a huge CU next to
     // small ones) balance themselves; callers store results by index, so order never leaks.
     std::atomic<size_t> next{0};
-    auto workers = static_cast<std::ptrdiff_t>(std::min<size_t>(count, threads_));
-    std::latch done(workers);
-    for (std::ptrdiff_t w = 0; w < workers; ++w) {
+    auto work = [&] {
+        for (size_t i = next++; i < count; i = next++)
+            runGuarded(body, i);
+    };
+    // The caller works too rather than wait: a single item (a small module's) never leaves its
+    // thread, and the work starts without waking a worker first. Each wake-up is a handoff
+    // between CPUs, and a kernel build runs btforge once per module.
+    const auto helpers = static_cast<std::ptrdiff_t>(std::min<size_t>(count, threads_)) - 1;
+    if (helpers <= 0)
+        return work();
+    std::latch done(helpers);
+    for (std::ptrdiff_t w = 0; w < helpers; ++w) {
         boost::asio::post(pool_, [&] {
-            for (size_t i = next++; i < count; i = next++)
-                runGuarded(body, i);
+            work();
             done.count_down();
         });
     }
+    work();
     done.wait();
 }
 
