@@ -28,6 +28,7 @@ TEST_CASE("SparseIdMap: what a table by id would hold, through growth") {
         auto it = expected.find(id);
         CHECK(map.find(id) == (it == expected.end() ? support::SparseIdMap::kAbsent : it->second));
     }
+    CHECK(map.size() == expected.size());
     CHECK(map.memoryUsage() >= 2 * expected.size() * sizeof(uint64_t));
 }
 

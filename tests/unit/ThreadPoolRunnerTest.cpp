@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -25,6 +26,39 @@ TEST_CASE("ThreadPoolRunner: every index once") {
     runner.parallelFor(seen.size(), [&](size_t i) { seen[i]++; });
     for (const auto& s : seen)
         CHECK(s.load() == 1);
+}
+
+TEST_CASE("ThreadPoolRunner: the caller is one of the -j threads") {
+    const std::thread::id caller = std::this_thread::get_id();
+    // One item, or -j1: never handed to another thread.
+    for (unsigned threads : {1u, 3u}) {
+        ThreadPoolRunner runner(threads);
+        std::thread::id ranOn;
+        runner.parallelFor(1, [&](size_t) { ranOn = std::this_thread::get_id(); });
+        CHECK(ranOn == caller);
+    }
+    ThreadPoolRunner one(1);
+    std::vector<std::thread::id> ids(50);
+    one.parallelFor(ids.size(), [&](size_t i) { ids[i] = std::this_thread::get_id(); });
+    CHECK(std::all_of(ids.begin(), ids.end(), [&](std::thread::id id) { return id == caller; }));
+    // -j3: at most three threads at once, the caller among them; items that wait for each other
+    // until three are running would hang with fewer.
+    ThreadPoolRunner three(3);
+    std::atomic<int> running{0}, most{0}, arrived{0};
+    std::atomic<bool> callerWorked{false};
+    three.parallelFor(3, [&](size_t) {
+        const int now = ++running;
+        for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+        }
+        if (std::this_thread::get_id() == caller)
+            callerWorked = true;
+        ++arrived;
+        while (arrived < 3)
+            std::this_thread::yield();
+        --running;
+    });
+    CHECK(most == 3);
+    CHECK(callerWorked);
 }
 
 TEST_CASE("ThreadPoolRunner: an exception escaping a body ends the run cleanly") {
