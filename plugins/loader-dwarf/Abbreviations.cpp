@@ -79,6 +79,7 @@ uint64_t AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t off
                                   const FormContext& context, bool (*wanted)(uint32_t)) {
     abbreviations_.clear();
     specs_.clear();
+    wanted_.clear();
     dense_.clear();
     Cursor in(section.subspan(std::min<uint64_t>(offset, section.size())));
     while (true) {
@@ -90,6 +91,7 @@ uint64_t AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t off
         a.tag = static_cast<uint32_t>(std::min<uint64_t>(tag, UINT32_MAX));
         a.hasChildren = in.byte() != 0;
         a.firstSpec = static_cast<uint32_t>(specs_.size());
+        a.firstWanted = static_cast<uint32_t>(wanted_.size());
         int64_t skipSize = 0;
         while (in.ok()) {
             uint64_t name = in.uleb();
@@ -105,18 +107,23 @@ uint64_t AbbreviationTable::parse(std::span<const uint8_t> section, uint64_t off
             spec.wanted = wanted(spec.name);
             if (spec.name == DW_AT_sibling && a.sibling < 0)
                 a.sibling = static_cast<int32_t>(specs_.size() - a.firstSpec);
+            spec.offset = skipSize >= 0 ? static_cast<uint32_t>(skipSize) : 0;
             if (spec.size == kSizeVaries || spec.size == kUnknownForm)
                 skipSize = -1;
             else if (skipSize >= 0)
                 skipSize += spec.size;
             specs_.push_back(spec);
+            if (spec.wanted)
+                wanted_.push_back(spec);
         }
         if (!in.ok()) { // cut short: the codes read so far stay usable, as libdw's lazy lookup has
                         // them
             specs_.resize(a.firstSpec);
+            wanted_.resize(a.firstWanted);
             break;
         }
         a.specCount = static_cast<uint32_t>(specs_.size()) - a.firstSpec;
+        a.wantedCount = static_cast<uint32_t>(wanted_.size()) - a.firstWanted;
         a.skipSize = skipSize;
         if (a.code < kDenseCodes) {
             if (dense_.size() <= a.code)

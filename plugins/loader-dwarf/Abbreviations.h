@@ -34,6 +34,9 @@ struct AttributeSpec {
     int64_t implicitConst; // DW_FORM_implicit_const: the value, which lives in the table
     uint8_t size;          // fixedFormSize
     bool wanted;           // the reader decodes it; others are only skipped
+    // Where its value starts after the DIE's abbreviation code, when every attribute before it
+    // has a fixed size (Abbreviation::skipSize).
+    uint32_t offset;
 };
 
 struct Abbreviation {
@@ -45,6 +48,7 @@ struct Abbreviation {
     // is then skipped in one step.
     int64_t skipSize = -1;
     int32_t sibling = -1; // the DW_AT_sibling spec, if any: where the next sibling starts
+    uint32_t firstWanted = 0, wantedCount = 0; // its wanted specs (AbbreviationTable::wanted)
 };
 
 class AbbreviationTable {
@@ -64,6 +68,12 @@ public:
     std::span<const AttributeSpec> specs(const Abbreviation& a) const {
         return {specs_.data() + a.firstSpec, a.specCount};
     }
+    // Only the specs the reader decodes, in order: for a DIE of fixed size (skipSize), they are
+    // read at their offsets, and the others never looked at (most DIEs: a member's or a type's
+    // declaration coordinates are half its attributes).
+    std::span<const AttributeSpec> wanted(const Abbreviation& a) const {
+        return {wanted_.data() + a.firstWanted, a.wantedCount};
+    }
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
@@ -71,6 +81,7 @@ private:
 
     std::vector<Abbreviation> abbreviations_;
     std::vector<AttributeSpec> specs_;
+    std::vector<AttributeSpec> wanted_;
     std::vector<uint32_t> dense_; // by code, for the small codes compilers use: the record index
 };
 

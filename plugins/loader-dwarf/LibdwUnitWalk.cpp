@@ -131,9 +131,18 @@ private:
     // when `decoder` is given. `sibling`, when given, gets where DW_AT_sibling points (or null).
     bool attributes(const Abbreviation& a, const uint8_t* start, AttributeDecoder* decoder,
                     const uint8_t** sibling = nullptr) {
-        if (!decoder && !sibling && a.skipSize >= 0) {
+        if (!sibling && a.skipSize >= 0) {
+            // Every value has a fixed size: the wanted ones are read where they lie.
+            const uint8_t* values = in_.position();
             in_.skip(static_cast<uint64_t>(a.skipSize));
-            return in_.ok() || fail(start, "its attributes run past the end of the unit");
+            if (!in_.ok())
+                return fail(start, "its attributes run past the end of the unit");
+            for (const AttributeSpec& spec :
+                 decoder ? table_.wanted(a) : std::span<const AttributeSpec>())
+                decoder->decode(
+                    {{spec.name, spec.form, const_cast<unsigned char*>(values + spec.offset), cu_},
+                     spec.implicitConst});
+            return true;
         }
         std::span<const AttributeSpec> specs = table_.specs(a);
         for (size_t i = 0; i < specs.size(); ++i) {
