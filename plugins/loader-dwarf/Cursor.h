@@ -2,6 +2,7 @@
 // 0, so a decoder checks once at the end instead of at every read.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -28,13 +29,30 @@ public:
             return 0;
         }
         uint64_t value = 0;
-        for (size_t i = 0; i < size; ++i)
-            value |= uint64_t(p_[bigEndian_ ? size - 1 - i : i]) << (8 * i);
+        switch (size) { // the forms' sizes, read whole: every DIE has several
+        case 1:
+            value = *p_;
+            break;
+        case 2:
+            value = load<uint16_t>();
+            break;
+        case 4:
+            value = load<uint32_t>();
+            break;
+        case 8:
+            value = load<uint64_t>();
+            break;
+        default:
+            for (size_t i = 0; i < size; ++i)
+                value |= uint64_t(p_[bigEndian_ ? size - 1 - i : i]) << (8 * i);
+        }
         p_ += size;
         return value;
     }
     uint8_t byte() { return static_cast<uint8_t>(fixed(1)); }
     uint64_t uleb() {
+        if (p_ < end_ && *p_ < 0x80) // one byte: most abbreviation codes, attribute names, forms
+            return *p_++;
         uint64_t value = 0;
         for (unsigned shift = 0; p_ < end_; shift += 7) {
             uint8_t byte = *p_++;
@@ -83,6 +101,20 @@ public:
     }
 
 private:
+    // The value of the next sizeof(T) bytes in the file's byte order (bounds checked by fixed).
+    template <class T> uint64_t load() const {
+        T value;
+        std::memcpy(&value, p_, sizeof(T));
+        if (bigEndian_ == (std::endian::native == std::endian::big))
+            return value;
+        if constexpr (sizeof(T) == 2)
+            return __builtin_bswap16(value);
+        else if constexpr (sizeof(T) == 4)
+            return __builtin_bswap32(value);
+        else
+            return __builtin_bswap64(value);
+    }
+
     void fail() {
         ok_ = false;
         p_ = end_;
