@@ -39,9 +39,10 @@ unsigned ThreadPoolRunner::threadsFor(unsigned requested) {
     return requested ? std::min(requested, cpus) : cpus;
 }
 
-// The calling thread is one of the `threads`: the pool holds the others.
+// -j N starts N threads besides the main one, as pahole does (its test suite counts them); the
+// calling thread works with N - 1 of them (parallelFor), so one stays idle.
 ThreadPoolRunner::ThreadPoolRunner(unsigned threads)
-    : threads_(threads ? threads : 1), pool_(std::max(threads_, 2u) - 1) {}
+    : threads_(threads ? threads : 1), pool_(threads_) {}
 
 ThreadPoolRunner::~ThreadPoolRunner() {
     pool_.join();
@@ -55,9 +56,9 @@ void ThreadPoolRunner::parallelFor(size_t count, const std::function<void(size_t
         for (size_t i = next++; i < count; i = next++)
             runGuarded(body, i);
     };
-    // The caller works too rather than wait: a single item (a small module's) never leaves its
-    // thread, and the work starts without waking a worker first. Each wake-up is a handoff
-    // between CPUs, and a kernel build runs btforge once per module.
+    // The caller works too rather than wait, so -j N items run at once: a single item (a small
+    // module's) never leaves its thread, and the work starts without waking a worker first. Each
+    // wake-up is a handoff between CPUs, and a kernel build runs btforge once per module.
     const auto helpers = static_cast<std::ptrdiff_t>(std::min<size_t>(count, threads_)) - 1;
     if (helpers <= 0)
         return work();
