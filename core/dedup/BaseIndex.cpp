@@ -49,10 +49,6 @@ std::pair<uint32_t, bool> enumShape(const ir::TypeGraph& graph, TypeId id) {
     });
 }
 
-uint64_t BaseIndex::nameKey(Kind kind, ir::StrId name) {
-    return hashing::combine(static_cast<uint64_t>(kind), name);
-}
-
 namespace {
 support::PerBase<BaseIndex>& builtIndexes() {
     static support::PerBase<BaseIndex> built;
@@ -73,8 +69,8 @@ bool BaseIndex::foundByName(const ir::TypeGraph& graph, TypeId id) {
 
 BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) {
     const TypeId end = base.endId();
-    // Names and shapes take string ids for texts: one text, one id, else the first id of each
-    // text and no proof of minimality (kernels' BTF has each string once).
+    // Named types of one kind are compared by string id for their names: one text, one id, else
+    // the first id of each text and no proof of minimality (kernels' BTF has each string once).
     const ir::StringPool& strings = base.strings();
     minimal_ = strings.uniqueStrings();
     auto nameIdOf = [&](TypeId id) {
@@ -106,7 +102,7 @@ BaseIndex::BaseIndex(const ir::TypeGraph& base, BaseWorld& world) : base_(base) 
         // (half the types, whose text would cost a call each).
         if (kind != Kind::DeclTag && base.nameId(id) != ir::kNoName && !base.name(id).empty()) {
             const ir::StrId name = nameIdOf(id);
-            const uint64_t key = nameKey(kind, name);
+            const uint64_t key = nameKey(kind, base.name(id));
             names_.forEach(key, [&](TypeId other) {
                 if (minimal_ && base.kind(other) == kind && base.nameId(other) == name &&
                     equivalent(world, other, id))

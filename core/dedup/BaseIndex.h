@@ -18,6 +18,7 @@
 #pragma once
 
 #include "BaseWorld.h"
+#include "support/Hash.h"
 #include "support/HashIndex.h"
 #include "support/ImageBytes.h"
 
@@ -25,7 +26,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -72,10 +72,7 @@ public:
     // true.
     template <typename Visit>
     void forEachNamed(ir::Kind kind, std::string_view name, Visit&& visit) const {
-        const std::optional<ir::StrId> id = base_.strings().find(name);
-        if (!id)
-            return;
-        names_.forEach(nameKey(kind, *id), [&](ir::TypeId type) {
+        names_.forEach(nameKey(kind, name), [&](ir::TypeId type) {
             return base_.kind(type) == kind && base_.name(type) == name && visit(type);
         });
     }
@@ -97,7 +94,11 @@ public:
 
 private:
     explicit BaseIndex(const ir::TypeGraph& base) : base_(base) {}
-    static uint64_t nameKey(ir::Kind kind, ir::StrId name);
+    // By the name's text, not the base's string id: finding the id would cost a lookup in the
+    // base's strings (a cache miss) for every name a unit looks for.
+    static uint64_t nameKey(ir::Kind kind, std::string_view name) {
+        return hashing::combineText(static_cast<uint64_t>(kind), name);
+    }
 
     const ir::TypeGraph& base_;
     support::HashIndex names_;

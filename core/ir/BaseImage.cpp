@@ -17,7 +17,7 @@ namespace {
 
 constexpr uint64_t kMagic = 0x474d49424f465442ull; // "BTFOBIMG" in a little-endian file
 // Bumped whenever what is written changes: an image of another format is not read.
-constexpr uint32_t kFormat = 2;
+constexpr uint32_t kFormat = 3;
 
 } // namespace
 
