@@ -23,13 +23,24 @@ bool made(const std::string& path) {
     return ::mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
 }
 
-// The user's cache directory, made when missing, or none. Only under a directory of the
+// Makes the missing directories of an absolute `path` (each mode 0700), as the XDG base
+// directory specification asks of a $XDG_CACHE_HOME that does not exist yet.
+bool madeWithParents(const std::string& path) {
+    for (size_t slash = path.find('/', 1); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+        if (!made(path.substr(0, slash)))
+            return false;
+    }
+    return made(path);
+}
+
+// The user's cache directory, made when missing, or none. Only in a directory of the
 // effective user's: root run with another user's HOME must not leave that user files of root's.
 std::optional<std::string> userCacheDirectory() {
     std::string home; // the directory holding btforge's
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
         home = xdg;
-        if (!ownDirectory(home))
+        if (!madeWithParents(home) || !ownDirectory(home))
             return std::nullopt;
     } else if (const char* user = std::getenv("HOME"); user && *user == '/') {
         if (!ownDirectory(user))

@@ -3,9 +3,9 @@
 //    is reported with one warning and the run goes on without a cache.
 //  - None: --no-base-cache, or BTFORGE_BASE_CACHE=off.
 //  - Otherwise the user's own, where build tools keep theirs: $XDG_CACHE_HOME/btforge, else
-//    ~/.cache/btforge, made (mode 0700) when missing. Best effort and silent: none where it
-//    cannot be (no home, a home that is not the effective user's, such as root's run with a
-//    user's HOME, or a file system that is read-only).
+//    ~/.cache/btforge, made (mode 0700) when missing, $XDG_CACHE_HOME too. Best effort and
+//    silent: none where it cannot be (no home, a home that is not the effective user's, such as
+//    root's run with a user's HOME, or a file system that is read-only).
 #pragma once
 
 #include "BaseCache.h"

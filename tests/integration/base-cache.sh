@@ -11,9 +11,9 @@
 #    goes on without a cache;
 #  - no more than four images are kept;
 #  - by default (no option, $BTFORGE_BASE_CACHE unset) the cache is $XDG_CACHE_HOME/btforge,
-#    else ~/.cache/btforge, made mode 0700, for convert, dump and diff alike; none, and nothing
-#    made, with --no-base-cache, with BTFORGE_BASE_CACHE=off, for a run without a base, or under
-#    a home that is not the user's;
+#    else ~/.cache/btforge, made mode 0700 (a missing $XDG_CACHE_HOME too), for convert, dump
+#    and diff alike; none, and nothing made, with --no-base-cache, with BTFORGE_BASE_CACHE=off,
+#    for a run without a base, or under a home that is not the user's;
 #  - runs started together on a cold cache prepare one image between them.
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1
@@ -132,6 +132,14 @@ mkdir -m 700 "$work/xdg"
 default env XDG_CACHE_HOME="$work/xdg" "$BTFORGE" convert -B "$base" "$first" -o "$work/xdg.btf"
 [ "$(find "$work/xdg/btforge" -name 'base-*.img' | wc -l)" = 1 ] ||
     fail "\$XDG_CACHE_HOME did not hold the default cache"
+# A $XDG_CACHE_HOME that does not exist yet is made, with what is missing above it (XDG spec).
+default env XDG_CACHE_HOME="$work/fresh/xdg" "$BTFORGE" convert -B "$base" "$first" \
+    -o "$work/fresh.btf"
+[ "$(find "$work/fresh/xdg/btforge" -name 'base-*.img' | wc -l)" = 1 ] ||
+    fail "a missing \$XDG_CACHE_HOME was not made to hold the default cache"
+[ "$(stat -c %a "$work/fresh")" = 700 ] && [ "$(stat -c %a "$work/fresh/xdg")" = 700 ] ||
+    fail "a missing \$XDG_CACHE_HOME was not made with mode 700"
+cmp "$work/fresh.btf" "$work/cold.btf" || fail "a missing \$XDG_CACHE_HOME: the output differs"
 # diff over a base uses it too (either side), and so does dump.
 rm -rf "$home/.cache"
 default "$BTFORGE" diff -B "$base" "$first" "$work/cold.btf" > /dev/null ||
