@@ -7,8 +7,11 @@
 #   1. the whole set, two at a time (as make -j2): wall and CPU time (user + system) per tool;
 #      btforge as a build runs it (its default cache, here a temporary one, empty at the start:
 #      the first module's run prepares vmlinux, the others map it), and without a cache
-#      (BTFORGE_BASE_CACHE=off: every run reads vmlinux); and btforge's batch mode (one `convert -j2 -B vmlinux *.ko --out-dir D`, the base read
-#      once: what a distribution re-encoding its modules would run, not what a build runs);
+#      (--no-base-cache: every run reads vmlinux); btforge's batch mode (one `convert -j2 -B
+#      vmlinux *.ko --out-dir D`, the base read once: what a distribution re-encoding its modules
+#      would run, not what a build runs); and `spawn`, xargs starting /bin/true per module, the
+#      floor every tool's figure includes. xargs starts each tool directly: the shell a build's
+#      recipe runs around the encoder is the same for every encoder, so none is counted here;
 #   2. SAMPLE modules (default 100) spread over the set by size, one at a time, ROUNDS rounds
 #      (default 5), tools interleaved: per module the median wall time (microseconds, from
 #      bash's EPOCHREALTIME) and peak RSS, and over the sample the geometric mean, median and
@@ -39,21 +42,34 @@ master=$(pahole_master "$root/../shared/tools/pahole-master" "$out")
 master_flags=(-J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust)
 debian_flags=(-J --btf_gen_floats --lang_exclude=rust)
 
-# encode TOOL MODULE OUT: one module's split BTF over vmlinux.
-encode() {
-    local tool=$1 module=$2 output=$3
-    case "$tool" in
-    btforge) env -u BTFORGE_BASE_CACHE XDG_CACHE_HOME="$cachehome" "$btforge" --quiet convert -B "$vmlinux" "$module" -o "$output" ;;
-    nocache) BTFORGE_BASE_CACHE=off "$btforge" --quiet convert -B "$vmlinux" "$module" -o "$output" ;;
-    master) "$master" "${master_flags[@]}" --btf_base "$vmlinux" --btf_encode_detached="$output" "$module" > /dev/null ;;
-    debian) pahole "${debian_flags[@]}" --btf_base "$vmlinux" --btf_encode_detached="$output" "$module" > /dev/null ;;
+# Each tool's command line, started directly (no shell or helper process per module):
+# fixed_args TOOL sets `fixed` to its words before the module; module_args TOOL MODULE
+# OUT sets `per` to the words for one module. btforge finds its default cache through
+# XDG_CACHE_HOME, which the pahole runs ignore.
+fixed_args() {
+    case "$1" in
+    btforge) fixed=("$btforge" --quiet convert -B "$vmlinux") ;;
+    nocache) fixed=("$btforge" --quiet --no-base-cache convert -B "$vmlinux") ;;
+    master) fixed=("$master" "${master_flags[@]}" --btf_base "$vmlinux") ;;
+    debian) fixed=(pahole "${debian_flags[@]}" --btf_base "$vmlinux") ;;
     esac
 }
-export -f encode
-cachehome=$out/cache-home # btforge's default cache goes in it: empty at the start of the whole set
-mkdir -m 700 "$cachehome"
-export btforge master vmlinux cachehome
-export master_flags_text="${master_flags[*]}" debian_flags_text="${debian_flags[*]}"
+module_args() {
+    case "$1" in
+    btforge | nocache) per=("$2" -o "$3") ;;
+    *) per=("--btf_encode_detached=$3" "$2") ;;
+    esac
+}
+# encode TOOL MODULE OUT RSSFILE: one module's split BTF over vmlinux; its peak RSS in RSSFILE.
+encode() {
+    fixed_args "$1"
+    module_args "$1" "$2" "$3"
+    /usr/bin/time -f "%M" -o "$4" "${fixed[@]}" "${per[@]}" > /dev/null 2> "$out/stderr" ||
+        { cat "$out/stderr" >&2; exit 1; }
+}
+unset BTFORGE_BASE_CACHE
+export XDG_CACHE_HOME=$out/cache-home # btforge's default cache: empty at the start of the set
+mkdir -m 700 "$XDG_CACHE_HOME"
 
 find "$kernel/all-modules" -name '*.ko' | sort > "$out/modules"
 count=$(wc -l < "$out/modules")
@@ -65,7 +81,8 @@ echo "input: $kernel ($count modules)"
 echo
 echo "all $count modules, two at a time (as make -j2)"
 printf '%-8s %10s %10s %8s %8s\n' tool wall_s cpu_s wall/m cpu/m
-for tool in master debian btforge nocache batch; do
+# `spawn` is the floor every tool pays: xargs starting /bin/true once per module.
+for tool in spawn master debian btforge nocache batch; do
     mkdir -p "$out/$tool"
     start=$EPOCHREALTIME
     if [ "$tool" = batch ]; then
@@ -74,9 +91,14 @@ for tool in master debian btforge nocache batch; do
             -B "$vmlinux" "${modules[@]}" --out-dir "$out/$tool" 2> "$out/stderr" ||
             { cat "$out/stderr" >&2; exit 1; }
     else
-        /usr/bin/time -f "%U %S" -o "$out/time" xargs -P 2 -I{} bash -c \
-            'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode '"$tool"' "$1" "$0/$(basename "$1" .ko).btf"' \
-            "$out/$tool" {} < "$out/modules" 2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
+        if [ "$tool" = spawn ]; then fixed=(/bin/true); else fixed_args "$tool"; fi
+        while read -r module; do # one line of words per module (paths without blanks)
+            name=${module##*/}
+            module_args "$tool" "$module" "$out/$tool/${name%.ko}.btf"
+            echo "${per[*]}"
+        done < "$out/modules" > "$out/jobs"
+        /usr/bin/time -f "%U %S" -o "$out/time" xargs -P 2 -L 1 "${fixed[@]}" < "$out/jobs" \
+            > /dev/null 2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
     fi
     end=$EPOCHREALTIME
     [ "$tool" != batch ] || batch_rss=$(awk '{ printf "%.1f", $3 / 1024 }' "$out/time")
@@ -104,12 +126,10 @@ for round in $(seq "$rounds"); do
     while read -r module; do
         for tool in master debian btforge nocache; do
             start=$EPOCHREALTIME
-            /usr/bin/time -f "%M" -o "$out/rss" bash -c \
-                'master_flags=($master_flags_text); debian_flags=($debian_flags_text); encode "$@"' \
-                _ "$tool" "$module" "$out/one.btf" 2> "$out/stderr" ||
-                { cat "$out/stderr" >&2; exit 1; }
+            encode "$tool" "$module" "$out/one.btf" "$out/rss"
             end=$EPOCHREALTIME
-            echo "$(basename "$module" .ko) $tool $(awk -v a="$start" -v b="$end" \
+            name=${module##*/}
+            echo "${name%.ko} $tool $(awk -v a="$start" -v b="$end" \
                 'BEGIN { printf "%.3f", (b - a) * 1000 }') $(cat "$out/rss")" >> "$out/runs"
         done
     done < "$out/sample"
@@ -157,10 +177,9 @@ echo
 echo "peak RSS of all $count modules, one run each: modules above master's (MB)"
 while read -r module; do
     for tool in master btforge nocache; do
-        /usr/bin/time -f "%M" -o "$out/rss" bash -c \
-            'master_flags=($master_flags_text); encode "$@"' _ "$tool" "$module" "$out/one.btf" \
-            2> "$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
-        echo "$(basename "$module" .ko) $tool $(cat "$out/rss")" >> "$out/rss-all"
+        encode "$tool" "$module" "$out/one.btf" "$out/rss"
+        name=${module##*/}
+        echo "${name%.ko} $tool $(cat "$out/rss")" >> "$out/rss-all"
     done
 done < "$out/modules"
 awk '
