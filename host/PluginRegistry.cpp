@@ -31,7 +31,21 @@ std::vector<std::string> pluginSearchPath(const std::vector<std::string>& plugin
     return path;
 }
 
+namespace {
+
+// The emitter a library's file name says it holds (libbtforge-emitter-NAME.so), or empty.
+std::string_view emitterNamed(std::string_view file) {
+    constexpr std::string_view kPrefix = "libbtforge-emitter-", kSuffix = ".so";
+    if (!file.starts_with(kPrefix) || !file.ends_with(kSuffix) ||
+        file.size() == kPrefix.size() + kSuffix.size())
+        return {};
+    return file.substr(kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
+}
+
+} // namespace
+
 void PluginRegistry::discover(const std::vector<std::string>& directories) {
+    size_t order = 0;
     std::set<fs::path> seenDirs;
     for (const std::string& dir : directories) {
         std::error_code ec;
@@ -46,12 +60,28 @@ void PluginRegistry::discover(const std::vector<std::string>& directories) {
                 libraries.push_back(entry.path().string());
         }
         std::sort(libraries.begin(), libraries.end());
-        for (const std::string& library : libraries)
-            loadLibrary(library);
+        for (const std::string& library : libraries) {
+            const std::string_view emitter = emitterNamed(fs::path(library).filename().native());
+            if (emitter.empty())
+                loadLibrary(library, order);
+            else
+                deferred_.push_back({library, std::string(emitter), order});
+            ++order;
+        }
     }
 }
 
-void PluginRegistry::loadLibrary(const std::string& path) {
+void PluginRegistry::loadDeferred(std::string_view emitter) const {
+    for (Deferred& d : deferred_) {
+        if (d.loaded || (!emitter.empty() && d.emitter != emitter))
+            continue;
+        d.loaded = true;
+        loadLibrary(d.path, d.order, d.emitter);
+    }
+}
+
+void PluginRegistry::loadLibrary(const std::string& path, size_t order,
+                                 std::string_view expectedEmitter) const {
     boost::dll::shared_library library;
     std::error_code ec;
     library.load(path, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
@@ -77,8 +107,10 @@ void PluginRegistry::loadLibrary(const std::string& path) {
         failures_.push_back({path, "malformed plugin descriptor"});
         return;
     }
-    if (const LoadedPlugin* earlier = find(descriptor.kind, descriptor.name)) {
-        shadowed_.push_back({descriptor.name, descriptor.kind, path, earlier->path});
+    if (!expectedEmitter.empty() && (!isEmitter || expectedEmitter != descriptor.name)) {
+        failures_.push_back({path, "its name says emitter '" + std::string(expectedEmitter) +
+                                       "', it holds " + (isEmitter ? "emitter" : "loader") + " '" +
+                                       descriptor.name + "'"});
         return;
     }
     plugin::OptionValues options;
@@ -89,7 +121,29 @@ void PluginRegistry::loadLibrary(const std::string& path) {
             return;
         }
     }
-    plugins_.push_back({std::move(library), &descriptor, path, std::move(options)});
+    LoadedPlugin loaded{std::move(library), &descriptor, path, std::move(options), order};
+    for (LoadedPlugin& other : plugins_) {
+        if (other.descriptor->kind != descriptor.kind ||
+            std::string_view(other.descriptor->name) != descriptor.name)
+            continue;
+        // Loaded out of search order (deferred), it may come before the one in its place.
+        if (order < other.order) {
+            std::swap(loaded, other);
+            for (ShadowedPlugin& s : shadowed_) {
+                if (s.by == loaded.path)
+                    s.by = other.path;
+            }
+        }
+        shadowed_.push_back(
+            {loaded.descriptor->name, loaded.descriptor->kind, loaded.path, other.path});
+        return;
+    }
+    plugins_.push_back(std::move(loaded));
+}
+
+const std::deque<LoadedPlugin>& PluginRegistry::plugins() const {
+    loadDeferred({});
+    return plugins_;
 }
 
 Expected<void> PluginRegistry::configure(const std::vector<std::string>& settings) {
@@ -101,6 +155,7 @@ Expected<void> PluginRegistry::configure(const std::vector<std::string>& setting
         std::string_view name = std::string_view(setting).substr(0, dot);
         std::string_view key = std::string_view(setting).substr(dot + 1, equals - dot - 1);
         bool applied = false;
+        loadDeferred(name);
         for (LoadedPlugin& p : plugins_) {
             if (name != p.descriptor->name)
                 continue;
@@ -130,6 +185,7 @@ void PluginRegistry::configureLoaders(const plugin::OptionValues& settings) {
 
 Expected<void> PluginRegistry::configureEmitter(std::string_view name,
                                                 const std::vector<EmitterSetting>& settings) {
+    loadDeferred(name);
     for (LoadedPlugin& p : plugins_) {
         if (p.descriptor->kind != plugin::PluginKind::Emitter || name != p.descriptor->name)
             continue;
@@ -164,6 +220,8 @@ std::vector<std::string> PluginRegistry::shadowedBy(const LoadedPlugin& p) const
 }
 
 const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_view name) const {
+    if (kind == plugin::PluginKind::Emitter)
+        loadDeferred(name);
     for (const LoadedPlugin& p : plugins_) {
         if (p.descriptor->kind == kind && name == p.descriptor->name)
             return &p;
@@ -172,6 +230,8 @@ const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_vi
 }
 
 std::vector<const LoadedPlugin*> PluginRegistry::ofKind(plugin::PluginKind kind) const {
+    if (kind == plugin::PluginKind::Emitter)
+        loadDeferred({});
     std::vector<const LoadedPlugin*> result;
     for (const LoadedPlugin& p : plugins_) {
         if (p.descriptor->kind == kind)

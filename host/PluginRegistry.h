@@ -1,11 +1,18 @@
 // Finds plugin libraries, loads them with Boost.DLL and checks their ABI version.
+//
+// An emitter's library named libbtforge-emitter-NAME.so is loaded only when a run asks for emitter
+// NAME, for all emitters, or lists the plugins: a run writes with one emitter, and loading the
+// others cost a small module's run 3-4 % of its time (a kernel build starts btforge once per
+// module). Such a library must hold emitter NAME. Every other library is loaded at the start.
 #pragma once
 
 #include "btforge/plugin/Plugin.h"
 
 #include <boost/dll/shared_library.hpp>
 
+#include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace btforge::host {
@@ -15,6 +22,7 @@ struct LoadedPlugin {
     const plugin::PluginDescriptor* descriptor;
     std::string path;
     plugin::OptionValues options; // its declared options: defaults, then --plugin-opt values
+    size_t order;                 // its place in the search: the first of a kind and name wins
 };
 
 // An option of the emitter's own set by a convert option (Cli's emitter shorthands).
@@ -55,7 +63,8 @@ public:
     // The values loaders were given for KEY, other than empty (--dwarf-alt's files, to check).
     std::vector<std::string> loaderValues(std::string_view key) const;
 
-    const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
+    // Every plugin (all libraries loaded first), and what failed or was shadowed so far.
+    const std::deque<LoadedPlugin>& plugins() const;
     const std::vector<PluginFailure>& failures() const { return failures_; }
     const std::vector<ShadowedPlugin>& shadowed() const { return shadowed_; }
     // The paths of the plugins `p` shadows.
@@ -64,11 +73,24 @@ public:
     std::vector<const LoadedPlugin*> ofKind(plugin::PluginKind kind) const;
 
 private:
-    void loadLibrary(const std::string& path);
+    // An emitter library not loaded yet, and the emitter its file name says it holds.
+    struct Deferred {
+        std::string path;
+        std::string emitter;
+        size_t order;
+        bool loaded = false;
+    };
+    // Loading on demand changes no answer a caller already had: each accessor first loads every
+    // library that could hold what it returns, so a plugin handed out stays the winner.
+    void loadDeferred(std::string_view emitter) const; // empty: every emitter
+    void loadLibrary(const std::string& path, size_t order,
+                     std::string_view expectedEmitter = {}) const;
 
-    std::vector<LoadedPlugin> plugins_;
-    std::vector<PluginFailure> failures_;
-    std::vector<ShadowedPlugin> shadowed_;
+    // A deque: loading more never moves a plugin already handed out.
+    mutable std::deque<LoadedPlugin> plugins_;
+    mutable std::vector<Deferred> deferred_;
+    mutable std::vector<PluginFailure> failures_;
+    mutable std::vector<ShadowedPlugin> shadowed_;
 };
 
 // Where plugins are looked for: --plugin-dir values, then $BTFORGE_PLUGIN_PATH (colon-separated),

@@ -192,6 +192,30 @@ BTFORGE_PLUGIN_PATH=$work/shadow-env expect_status 0 "$BTFORGE" -q convert "$sam
 grep -q "note: emitter 'btf' is $work/shadow-env/libbtforge-other-btf.so, which shadows " "$work/stderr" ||
     fail "convert with a shadowing btf emitter does not say so"
 rm -f "$work/x.btf"
+# An emitter library named libbtforge-emitter-NAME.so is loaded only when a run needs emitter
+# NAME (or all of them): one that cannot load troubles no other run, and is reported when it is
+# wanted. It must hold emitter NAME. Two of one name: the first in the search path is used, and
+# says so.
+mkdir "$work/lazy"
+printf 'not a library' > "$work/lazy/libbtforge-emitter-zzz.so"
+cp "$built/libbtforge-emitter-text.so" "$work/lazy/libbtforge-emitter-json.so"
+expect_status 0 "$BTFORGE" --plugin-dir "$work/lazy" convert "$sample" -o "$work/x.btf"
+[ ! -s "$work/stderr" ] || fail "a run not using the broken emitters mentions them"
+rm -f "$work/x.btf"
+expect_status 2 "$BTFORGE" --plugin-dir "$work/lazy" convert "$sample" -t zzz -o "$work/x"
+grep -q "plugin $work/lazy/libbtforge-emitter-zzz.so not loaded: cannot load" "$work/stderr" ||
+    fail "the broken emitter a run asks for is not reported"
+grep -q "unknown emitter 'zzz' (available: .*btf" "$work/stderr" ||
+    fail "an emitter that cannot load is not an unknown one, with the others listed"
+expect_status 0 "$BTFORGE" --plugin-dir "$work/lazy" plugins
+grep -qx "failed: $work/lazy/libbtforge-emitter-json.so: its name says emitter 'json', it holds emitter 'text'" \
+    "$work/stdout" || { cat "$work/stdout"; fail "a misnamed emitter library is not reported"; }
+grep -Eq '^json +emitter ' "$work/stdout" || fail "the json emitter is gone with a misnamed one"
+mkdir "$work/lazy-text"
+cp "$built/libbtforge-emitter-text.so" "$work/lazy-text/"
+expect_status 0 "$BTFORGE" --plugin-dir "$work/lazy-text" -q dump "$sample"
+grep -q "note: emitter 'text' is $work/lazy-text/libbtforge-emitter-text.so, which shadows " \
+    "$work/stderr" || fail "a run using an emitter loaded on demand does not say it shadows another"
 # The json loader reads through its companion, loaded from beside the plugin when it reads an
 # input (btforge/plugin/Companion.h): a copy of the plugin without it fails that run with one
 # line naming the missing companion, and writes nothing; a run reading no JSON is not affected.

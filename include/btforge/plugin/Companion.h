@@ -1,9 +1,9 @@
 // A plugin's companion: a shared object beside the plugin that holds the part of its work that
-// needs a large library (libLLVM, libbpf, Boost.JSON). The host loads every plugin at every
-// start, and a kernel build starts btforge once per module: a plugin that linked such a library
-// itself would make every run map and relocate it. The plugin loads its companion the first time
-// it is used; the companion stays loaded until the process ends (LLVM cannot be unloaded, and
-// what it made may still be alive).
+// needs a large library (libLLVM, libbpf, Boost.JSON). The host loads every loader plugin (and
+// every plugin not named for its emitter) at every start, and a kernel build starts btforge once
+// per module: a plugin that linked such a library itself would make every run map and relocate
+// it. The plugin loads its companion the first time it is used; the companion stays loaded until
+// the process ends (LLVM cannot be unloaded, and what it made may still be alive).
 //
 // A companion exports one symbol, kCompanionSymbol: a Companion<Entry> whose entry is what the
 // plugin calls (a function pointer whose type the two agree on). It is not named libbtforge-*,
