@@ -4,6 +4,7 @@
 #include "btforge/elf/ElfSections.h"
 
 #include <cstdio>
+#include <mutex>
 #include <set>
 
 namespace btforge::host {
@@ -22,7 +23,10 @@ std::string namesOf(const PluginRegistry& registry, PluginKind kind) {
 // old plugin directory in BTFORGE_PLUGIN_PATH, a test's): each run that uses it says so, --quiet
 // or not, as its output may differ from the plugin's it shadows (docs/security.md).
 const LoadedPlugin* announced(const PluginRegistry& registry, const LoadedPlugin* p) {
+    // A batch conversion chooses plugins on several workers at once.
+    static std::mutex lock;
     static std::set<const LoadedPlugin*> told;
+    std::lock_guard guard(lock);
     if (!told.insert(p).second)
         return p;
     const char* kind = p->descriptor->kind == PluginKind::Loader ? "loader" : "emitter";

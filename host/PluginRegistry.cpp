@@ -142,6 +142,7 @@ void PluginRegistry::loadLibrary(const std::string& path, size_t order,
 }
 
 const std::deque<LoadedPlugin>& PluginRegistry::plugins() const {
+    std::lock_guard lock(loading_);
     loadDeferred({});
     return plugins_;
 }
@@ -155,6 +156,7 @@ Expected<void> PluginRegistry::configure(const std::vector<std::string>& setting
         std::string_view name = std::string_view(setting).substr(0, dot);
         std::string_view key = std::string_view(setting).substr(dot + 1, equals - dot - 1);
         bool applied = false;
+        std::lock_guard lock(loading_);
         loadDeferred(name);
         for (LoadedPlugin& p : plugins_) {
             if (name != p.descriptor->name)
@@ -185,6 +187,7 @@ void PluginRegistry::configureLoaders(const plugin::OptionValues& settings) {
 
 Expected<void> PluginRegistry::configureEmitter(std::string_view name,
                                                 const std::vector<EmitterSetting>& settings) {
+    std::lock_guard lock(loading_);
     loadDeferred(name);
     for (LoadedPlugin& p : plugins_) {
         if (p.descriptor->kind != plugin::PluginKind::Emitter || name != p.descriptor->name)
@@ -211,6 +214,7 @@ std::vector<std::string> PluginRegistry::loaderValues(std::string_view key) cons
 }
 
 std::vector<std::string> PluginRegistry::shadowedBy(const LoadedPlugin& p) const {
+    std::lock_guard lock(loading_);
     std::vector<std::string> paths;
     for (const ShadowedPlugin& s : shadowed_) {
         if (s.by == p.path)
@@ -220,6 +224,7 @@ std::vector<std::string> PluginRegistry::shadowedBy(const LoadedPlugin& p) const
 }
 
 const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_view name) const {
+    std::lock_guard lock(loading_);
     if (kind == plugin::PluginKind::Emitter)
         loadDeferred(name);
     for (const LoadedPlugin& p : plugins_) {
@@ -230,6 +235,7 @@ const LoadedPlugin* PluginRegistry::find(plugin::PluginKind kind, std::string_vi
 }
 
 std::vector<const LoadedPlugin*> PluginRegistry::ofKind(plugin::PluginKind kind) const {
+    std::lock_guard lock(loading_);
     if (kind == plugin::PluginKind::Emitter)
         loadDeferred({});
     std::vector<const LoadedPlugin*> result;

@@ -11,6 +11,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,7 +82,8 @@ private:
         bool loaded = false;
     };
     // Loading on demand changes no answer a caller already had: each accessor first loads every
-    // library that could hold what it returns, so a plugin handed out stays the winner.
+    // library that could hold what it returns, so a plugin handed out stays the winner. Under
+    // `loading`: a batch conversion looks plugins up on several workers at once.
     void loadDeferred(std::string_view emitter) const; // empty: every emitter
     void loadLibrary(const std::string& path, size_t order,
                      std::string_view expectedEmitter = {}) const;
@@ -91,6 +93,7 @@ private:
     mutable std::vector<Deferred> deferred_;
     mutable std::vector<PluginFailure> failures_;
     mutable std::vector<ShadowedPlugin> shadowed_;
+    mutable std::mutex loading_;
 };
 
 // Where plugins are looked for: --plugin-dir values, then $BTFORGE_PLUGIN_PATH (colon-separated),
