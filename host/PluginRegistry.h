@@ -83,7 +83,7 @@ private:
     };
     // Loading on demand changes no answer a caller already had: each accessor first loads every
     // library that could hold what it returns, so a plugin handed out stays the winner. Under
-    // `loading`: a batch conversion looks plugins up on several workers at once.
+    // `loading_`: a batch conversion looks plugins up on several workers at once.
     void loadDeferred(std::string_view emitter) const; // empty: every emitter
     void loadLibrary(const std::string& path, size_t order,
                      std::string_view expectedEmitter = {}) const;
