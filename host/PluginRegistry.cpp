@@ -61,7 +61,8 @@ void PluginRegistry::discover(const std::vector<std::string>& directories) {
         }
         std::sort(libraries.begin(), libraries.end());
         for (const std::string& library : libraries) {
-            const std::string_view emitter = emitterNamed(fs::path(library).filename().native());
+            const std::string file = fs::path(library).filename().string();
+            const std::string_view emitter = emitterNamed(file);
             if (emitter.empty())
                 loadLibrary(library, order);
             else
