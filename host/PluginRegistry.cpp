@@ -142,10 +142,22 @@ void PluginRegistry::loadLibrary(const std::string& path, size_t order,
     plugins_.push_back(std::move(loaded));
 }
 
-const std::deque<LoadedPlugin>& PluginRegistry::plugins() const {
+template <typename Keep>
+std::vector<const LoadedPlugin*> PluginRegistry::inOrder(Keep&& keep) const {
+    std::vector<const LoadedPlugin*> result;
+    for (const LoadedPlugin& p : plugins_) {
+        if (keep(p))
+            result.push_back(&p);
+    }
+    std::sort(result.begin(), result.end(),
+              [](const LoadedPlugin* a, const LoadedPlugin* b) { return a->order < b->order; });
+    return result;
+}
+
+std::vector<const LoadedPlugin*> PluginRegistry::plugins() const {
     std::lock_guard lock(loading_);
     loadDeferred({});
-    return plugins_;
+    return inOrder([](const LoadedPlugin&) { return true; });
 }
 
 Expected<void> PluginRegistry::configure(const std::vector<std::string>& settings) {
@@ -239,12 +251,7 @@ std::vector<const LoadedPlugin*> PluginRegistry::ofKind(plugin::PluginKind kind)
     std::lock_guard lock(loading_);
     if (kind == plugin::PluginKind::Emitter)
         loadDeferred({});
-    std::vector<const LoadedPlugin*> result;
-    for (const LoadedPlugin& p : plugins_) {
-        if (p.descriptor->kind == kind)
-            result.push_back(&p);
-    }
-    return result;
+    return inOrder([kind](const LoadedPlugin& p) { return p.descriptor->kind == kind; });
 }
 
 } // namespace btforge::host

@@ -64,13 +64,14 @@ public:
     // The values loaders were given for KEY, other than empty (--dwarf-alt's files, to check).
     std::vector<std::string> loaderValues(std::string_view key) const;
 
-    // Every plugin (all libraries loaded first), and what failed or was shadowed so far.
-    const std::deque<LoadedPlugin>& plugins() const;
+    // Every plugin (all libraries loaded first), in search order; what failed or was shadowed.
+    std::vector<const LoadedPlugin*> plugins() const;
     const std::vector<PluginFailure>& failures() const { return failures_; }
     const std::vector<ShadowedPlugin>& shadowed() const { return shadowed_; }
     // The paths of the plugins `p` shadows.
     std::vector<std::string> shadowedBy(const LoadedPlugin& p) const;
     const LoadedPlugin* find(plugin::PluginKind kind, std::string_view name) const;
+    // In search order.
     std::vector<const LoadedPlugin*> ofKind(plugin::PluginKind kind) const;
 
 private:
@@ -87,6 +88,8 @@ private:
     void loadDeferred(std::string_view emitter) const; // empty: every emitter
     void loadLibrary(const std::string& path, size_t order,
                      std::string_view expectedEmitter = {}) const;
+    // The loaded plugins `keep` accepts, in search order (loading on demand appends out of it).
+    template <typename Keep> std::vector<const LoadedPlugin*> inOrder(Keep&& keep) const;
 
     // A deque: loading more never moves a plugin already handed out.
     mutable std::deque<LoadedPlugin> plugins_;

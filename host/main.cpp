@@ -9,7 +9,6 @@
 #include "ThreadPoolRunner.h"
 #include "support/OutputFile.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
@@ -68,13 +67,7 @@ std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
 // Through std::cout, whose buffer keeps the reason of a failed write (stdio's would lose it
 // once the listing outgrows its buffer).
 int listPlugins(const PluginRegistry& registry) {
-    // In search order, as they were found (emitters are loaded when first needed).
-    std::vector<const LoadedPlugin*> plugins;
-    for (const LoadedPlugin& p : registry.plugins())
-        plugins.push_back(&p);
-    std::sort(plugins.begin(), plugins.end(),
-              [](const LoadedPlugin* a, const LoadedPlugin* b) { return a->order < b->order; });
-    for (const LoadedPlugin* plugin : plugins) {
+    for (const LoadedPlugin* plugin : registry.plugins()) {
         const LoadedPlugin& p = *plugin;
         const char* kind = p.descriptor->kind == plugin::PluginKind::Loader ? "loader" : "emitter";
         std::cout << std::left << std::setw(14) << p.descriptor->name << ' ' << std::setw(8) << kind
