@@ -92,8 +92,8 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
 
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph, bool lazyBase)
     : base(std::move(baseGraph)),
-      matchRounds(base ? detail::kBaseMatchRounds : detail::kMatchRounds), merged(base),
-      firstOwn(merged.firstId()) {
+      matchRounds(base ? detail::kBaseMatchRounds : detail::kMatchRounds), labelled(base),
+      firstOwn(labelled.firstId()), ownEnd(firstOwn) {
     if (!base) {
         world.addLeaf(voidLabel());
         return;
@@ -207,11 +207,11 @@ GraphMerger::Result GraphMerger::finish(plugin::TaskRunner* tasks) && {
 size_t GraphMerger::memoryUsage() const {
     const State& s = *state_;
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return s.world.memoryUsage() + s.index.memoryUsage() + s.merged.memoryUsage() +
-           (s.baseWorld ? s.baseWorld->memoryUsage() : 0) + s.ownKey.memoryUsage() +
-           bytes(s.baseRep) + bytes(s.roundSlot) + bytes(s.roundMemo) + bytes(s.roundMemoDone) +
-           bytes(s.map) + bytes(s.tentative) + bytes(s.unmatchable) + bytes(s.classOf) +
-           bytes(s.internedName);
+    return s.world.memoryUsage() + s.index.memoryUsage() + s.labelled.memoryUsage() +
+           s.labelledOf.memoryUsage() + (s.baseWorld ? s.baseWorld->memoryUsage() : 0) +
+           s.ownKey.memoryUsage() + bytes(s.baseRep) + bytes(s.roundSlot) + bytes(s.roundMemo) +
+           bytes(s.roundMemoDone) + bytes(s.map) + bytes(s.tentative) + bytes(s.unmatchable) +
+           bytes(s.classOf) + bytes(s.internedName);
 }
 
 const BaseIndex* GraphMerger::baseIndex() const {
@@ -231,7 +231,7 @@ GraphMerger::BaseUse GraphMerger::baseUse() const {
 }
 
 uint32_t GraphMerger::provisionalCount() const {
-    return state_->merged.ownCount();
+    return state_->ownEnd - state_->firstOwn;
 }
 
 } // namespace btforge::dedup

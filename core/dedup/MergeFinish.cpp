@@ -46,14 +46,15 @@ void GraphMerger::State::findNameGroups(std::vector<uint32_t>& named,
     std::vector<Entry> entries;
     // A compact world has every base type of a group (baseGroupMembers()).
     forEachWorldType([&](TypeId id) {
-        const Kind kind = merged.kind(id);
+        const TypeId type = asLabelled(id);
+        const Kind kind = labelled.kind(type);
         if (kind != Kind::Struct && kind != Kind::Union && kind != Kind::Fwd &&
             kind != Kind::Enum && kind != Kind::Enum64)
             return;
-        if (isHidden(id) || merged.nameId(id) == ir::kNoName)
+        if (isHidden(id) || labelled.nameId(type) == ir::kNoName)
             return;
-        Entry entry{merged.nameId(id), 0, kind, false, id};
-        merged.visit(id, [&](const auto& t) {
+        Entry entry{labelled.nameId(type), 0, kind, false, id};
+        labelled.visit(type, [&](const auto& t) {
             if constexpr (requires { t.isUnion; }) {
                 entry.family = t.isUnion ? Kind::Union : Kind::Struct;
                 entry.isDeclaration = true;
@@ -73,7 +74,7 @@ void GraphMerger::State::findNameGroups(std::vector<uint32_t>& named,
         // Own names were interned, so a name has one id, unless the base (read from BTF as it
         // was) spells it at two offsets: base names take the id interning would give them.
         if (!isOwn(id))
-            entry.name = *merged.strings().find(merged.name(id));
+            entry.name = *labelled.strings().find(labelled.name(type));
         entries.push_back(entry);
     });
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
@@ -147,7 +148,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
     std::unordered_map<uint32_t, uint32_t> closedDeclarations; // FWD node -> its group
     for (uint32_t g = 0; g < groups.size(); ++g) {
         for (uint32_t i = groups[g].declarations; !groups[g].open && i < groups[g].end; ++i) {
-            if (merged.kind(idOf(named[i])) == Kind::Fwd)
+            if (labelled.kind(asLabelled(idOf(named[i]))) == Kind::Fwd)
                 closedDeclarations.emplace(named[i], g);
         }
     }
@@ -193,7 +194,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
         return true;
     };
     auto membersOf = [&](TypeId id) {
-        return merged.visit(id, [](const auto& t) -> std::span<const ir::Member> {
+        return labelled.visit(asLabelled(id), [](const auto& t) -> std::span<const ir::Member> {
             if constexpr (requires { t.members; })
                 return t.members;
             else
@@ -205,11 +206,12 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
     // hold a definition of a closed group, which such a type does not reach.
     std::map<std::tuple<Kind, std::string_view, uint32_t, size_t>, std::vector<uint32_t>> alike;
     forEachWorldType([&](TypeId id) {
-        const Kind kind = merged.kind(id);
+        const TypeId type = asLabelled(id);
+        const Kind kind = labelled.kind(type);
         if ((kind == Kind::Struct || kind == Kind::Union) && !isHidden(id) &&
-            merged.nameId(id) != ir::kNoName) {
-            alike[{kind, merged.name(id), *ir::sizeOf(merged, id), membersOf(id).size()}].push_back(
-                nodeOf(id));
+            labelled.nameId(type) != ir::kNoName) {
+            alike[{kind, labelled.name(type), *ir::sizeOf(labelled, type), membersOf(id).size()}]
+                .push_back(nodeOf(id));
         }
     });
     // Proposals are by class: the merged graph is not minimal yet, and a class's copies must
@@ -342,7 +344,7 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
             continue;
         if (!resolved[node]) {
             inBase[block[node]] = 1;
-        } else if (merged.kind(id) == Kind::Enum || merged.kind(id) == Kind::Enum64) {
+        } else if (labelled.kind(id) == Kind::Enum || labelled.kind(id) == Kind::Enum64) {
             joinedEnum[block[node]] = 1;
             any = true;
         }
@@ -352,7 +354,7 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
     // Own types of those kinds whose class is a base one.
     auto candidate = [&](uint32_t node) {
         const TypeId id = idOf(node);
-        const Kind kind = merged.kind(id);
+        const Kind kind = labelled.kind(asLabelled(id));
         return isOwn(id) && !isHidden(id) && inBase[block[node]] &&
                (ir::isReferenceKind(kind) || kind == Kind::Array || kind == Kind::Func ||
                 kind == Kind::FuncProto || kind == Kind::DeclTag);
@@ -362,7 +364,7 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
     std::vector<uint8_t> state(nodes, 0); // 1: being visited, 2: done
     std::map<std::vector<uint32_t>, uint32_t> split;
     std::vector<std::pair<uint32_t, size_t>> stack;
-    for (TypeId rootId = firstOwn; rootId < merged.endId(); ++rootId) {
+    for (TypeId rootId = firstOwn; rootId < ownEnd; ++rootId) {
         const uint32_t root = nodeOf(rootId);
         if (state[root] || !candidate(root))
             continue;
@@ -416,16 +418,17 @@ std::vector<TypeId> GraphMerger::State::baseGroupMembers() const {
         return members.size() > before;
     };
     std::set<std::pair<std::string_view, uint32_t>> ownEnumDefinitions; // name, size
-    for (TypeId id = firstOwn; id < merged.endId(); ++id) {
-        const Kind kind = merged.kind(id);
-        const std::string_view name = merged.name(id);
+    for (TypeId id = firstOwn; id < ownEnd; ++id) {
+        const TypeId type = asLabelled(id);
+        const Kind kind = labelled.kind(type);
+        const std::string_view name = labelled.name(type);
         if (name.empty())
             continue;
         if (kind == Kind::Fwd) {
-            baseDefinitions(merged.getAs<ir::FwdType>(id).isUnion ? Kind::Union : Kind::Struct,
+            baseDefinitions(labelled.getAs<ir::FwdType>(type).isUnion ? Kind::Union : Kind::Struct,
                             name, 0);
         } else if (kind == Kind::Enum || kind == Kind::Enum64) {
-            const auto [size, isDeclaration] = enumShape(merged, id);
+            const auto [size, isDeclaration] = enumShape(labelled, type);
             if (!isDeclaration)
                 ownEnumDefinitions.emplace(name, size);
             else
@@ -496,8 +499,8 @@ std::vector<TypeId> typesReaching(const TypeGraph& base, std::span<const TypeId>
 void GraphMerger::State::compactWorld(std::vector<TypeId> baseTypes) {
     idOfNode.assign(1, ir::kVoidType);
     baseNodeOfId.emplace(ir::kVoidType, 0);
-    ownNodeOfId.reserve(merged.endId() - firstOwn);
-    for (TypeId id = firstOwn; id < merged.endId(); ++id) {
+    ownNodeOfId.reserve(ownEnd - firstOwn);
+    for (TypeId id = firstOwn; id < ownEnd; ++id) {
         ownNodeOfId.push_back(static_cast<uint32_t>(idOfNode.size()));
         idOfNode.push_back(id);
     }
@@ -514,7 +517,7 @@ void GraphMerger::State::compactWorld(std::vector<TypeId> baseTypes) {
     }
     for (TypeId id : baseTypes)
         ir::forEachReference(*base, id, placeBase);
-    RefGraph compactGraph;
+    RefGraph compactGraph(RefGraph::Labels::Shared);
     compactGraph.addLeaf(voidLabel());
     std::vector<uint32_t> refs;
     auto addRemapped = [&](const LabelHash& label) {
@@ -544,12 +547,13 @@ void GraphMerger::State::compactWorld(std::vector<TypeId> baseTypes) {
 }
 
 bool GraphMerger::State::earlyEnumRedefined() const {
-    for (TypeId id = firstOwn; !earlyEnums.empty() && id < merged.endId(); ++id) {
-        const Kind kind = merged.kind(id);
+    for (TypeId id = firstOwn; !earlyEnums.empty() && id < ownEnd; ++id) {
+        const TypeId type = asLabelled(id);
+        const Kind kind = labelled.kind(type);
         if (kind != Kind::Enum && kind != Kind::Enum64)
             continue;
-        const auto [size, isDeclaration] = enumShape(merged, id);
-        if (!isDeclaration && earlyEnums.contains({std::string(merged.name(id)), size}))
+        const auto [size, isDeclaration] = enumShape(labelled, type);
+        if (!isDeclaration && earlyEnums.contains({std::string(labelled.name(type)), size}))
             return true;
     }
     return false;
@@ -560,6 +564,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
         return {TypeGraph(base), {}, true};
     // Give back what only merging needed before the partition allocates.
     release(index);
+    release(typeOfLabel);
     release(roundMemo);
     release(roundMemoDone);
     release(roundSlot);
@@ -570,7 +575,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     release(internedName);
     if (lazyBase())
         compactWorld(typesReaching(*base, baseGroupMembers()));
-    const TypeId end = merged.endId();
+    const TypeId end = ownEnd;
     const uint32_t nodes = world.size();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;
@@ -579,7 +584,6 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     // choice (clang took it before, empty, and crashed).
     const uint32_t partitioned = partition(block, resolved, tasks);
     const uint32_t classes = splitEnumDeclarationUses(block, resolved, partitioned);
-    release(world);
 
     // A class holding a base type is that type; the others become new types, ordered by the
     // first unit type any of their members (resolved declarations included) stood for.
@@ -615,11 +619,18 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
         return node == kNoNode ? id : finalOf[block[node]];
     };
     Result result{TypeGraph(base), {}, false};
-    result.graph.setTargetAs(merged);
+    result.graph.setTargetAs(labelled);
     result.graph.reserve(fresh.size());
-    auto mapName = [&](ir::StrId name) { return result.graph.intern(merged.str(name)); };
-    for (uint32_t cls : fresh)
-        copyType(merged, classRep[cls], result.graph, mapName, finalId, lists);
+    auto mapName = [&](ir::StrId name) { return result.graph.intern(labelled.str(name)); };
+    // A merged type is its label's type with its world node's references, which rewriting meets
+    // in the same order.
+    for (uint32_t cls : fresh) {
+        const std::span<const uint32_t> refs = world.refs(nodeOf(classRep[cls]));
+        size_t next = 0;
+        auto finalRef = [&](TypeId) { return finalOf[block[refs[next++]]]; };
+        copyType(labelled, asLabelled(classRep[cls]), result.graph, mapName, finalRef, lists);
+    }
+    release(world);
     // Over a compact world, a base type outside it is itself: only the world's types are looked
     // up (a module's run would otherwise go through every type of vmlinux here).
     std::vector<TypeId> ownFinal(end - firstOwn);

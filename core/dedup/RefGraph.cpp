@@ -12,10 +12,27 @@ const LabelHash& voidLabel() {
     return label;
 }
 
+uint32_t RefGraph::numberOf(const LabelHash& label) {
+    if (!labelNumbers_)
+        return labels_.push_back(label);
+    uint32_t number = UINT32_MAX;
+    labelNumbers_->forEach(label.first, [&](uint32_t candidate) {
+        if (labels_[candidate - 1] != label)
+            return false;
+        number = candidate - 1;
+        return true;
+    });
+    if (number == UINT32_MAX) {
+        number = labels_.push_back(label);
+        labelNumbers_->insert(label.first, number + 1);
+    }
+    return number;
+}
+
 void RefGraph::addNode(const LabelHash& label, std::span<const uint32_t> refs) {
     const uint32_t first = refs_.append(refs);
-    nodes_.push_back(
-        {label, refs.empty() ? nullptr : &refs_[first], static_cast<uint32_t>(refs.size())});
+    nodes_.push_back({refs.empty() ? nullptr : &refs_[first], numberOf(label),
+                      static_cast<uint32_t>(refs.size())});
 }
 
 void RefGraph::addType(const ir::TypeGraph& graph, ir::TypeId id) {

@@ -28,7 +28,7 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     const uint32_t count = unit.unit_->ownCount();
     if (!base && unitOrder < byteOrderUnit) {
         byteOrderUnit = unitOrder;
-        merged.setTargetAs(*unit.unit_);
+        labelled.setTargetAs(*unit.unit_);
     }
     map.assign(count + 1, kUnmapped);
     map[ir::kVoidType] = ir::kVoidType;
@@ -101,7 +101,7 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
             continue;
         assert(std::binary_search(placeholders.begin(), placeholders.end(), id) &&
                "only placeholders are pre-mapped");
-        assert(target < merged.endId() && "pre-mapped to a merged type");
+        assert(target < ownEnd && "pre-mapped to a merged type");
         map[id] = canonical(target);
         ++seen;
         if (!isOwn(map[id]))
@@ -143,8 +143,8 @@ uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
         return id == ir::kVoidType ? voidLabel().first
                                    : hashing::combine(0x9e3779b97f4a7c15ull, id);
     constexpr size_t kStride = detail::kMatchRounds + 1;
-    if (roundSlot.size() < merged.endId())
-        roundSlot.resize(merged.endId(), kNoSlot);
+    if (roundSlot.size() < ownEnd)
+        roundSlot.resize(ownEnd, kNoSlot);
     uint32_t slot = roundSlot[id];
     if (slot == kNoSlot) {
         slot = roundSlot[id] = static_cast<uint32_t>(roundMemoDone.size());
@@ -265,7 +265,7 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
     if (unmatched.empty())
         return;
     classifyUnmatched(unit);
-    const TypeId firstNew = merged.endId();
+    const TypeId firstNew = ownEnd;
     for (TypeId id : unmatched)
         map[id] = firstNew + classOf[id];
     // Classes are numbered in order of their smallest member: that member gives the new type,
@@ -276,6 +276,18 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
             unmatched[classes++] = id;
     }
     unmatched.resize(classes);
+    // The world's nodes first: their label numbers say which new types bring a new label, whose
+    // names are interned and which are copied into `labelled` (kNewLabel until then).
+    newLabels.resize(classes);
+    for (size_t i = 0; i < classes; ++i) {
+        world.addCopy(unit.refs_, unmatched[i], map);
+        const uint32_t label = world.labelNumber(world.size() - 1);
+        if (label >= typeOfLabel.size())
+            typeOfLabel.resize(world.labelCount(), ir::kVoidType);
+        if (typeOfLabel[label] == ir::kVoidType)
+            typeOfLabel[label] = kNewLabel;
+        newLabels[i] = label;
+    }
     internNames(graph);
     auto mapName = [&](ir::StrId name) { return internedName[name]; };
     auto mapRef = [&](TypeId ref) { return map[ref]; };
@@ -284,18 +296,21 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
         if (i + kSlotAhead < unmatched.size())
             index.prefetch(unit.hashes_[unmatched[i + kSlotAhead]]);
         const TypeId id = unmatched[i];
-        copyType(graph, id, merged, mapName, mapRef, lists);
-        world.addCopy(unit.refs_, id, map);
+        TypeId& type = typeOfLabel[newLabels[i]];
+        if (type == kNewLabel)
+            type = copyType(graph, id, labelled, mapName, mapRef, lists);
+        labelledOf.push_back(type);
         ownKey.push_back(unitKey(unitOrder, id));
         index.insert(unit.hashes_[id], firstNew + static_cast<TypeId>(i));
     }
+    ownEnd = firstNew + static_cast<TypeId>(classes);
     for (ir::StrId name : internedNames)
         internedName[name] = ir::kNoName;
     internedNames.clear();
 }
 
-// internedName for every name of the `unmatched` types, interned in the order copying them meets
-// the names, all in one StringPool::internAll.
+// internedName for every name of the `unmatched` types that bring a new label, interned in the
+// order copying them meets the names, all in one StringPool::internAll.
 void GraphMerger::State::internNames(const TypeGraph& graph) {
     constexpr ir::StrId kPending = UINT32_MAX;
     internedName.resize(std::max<size_t>(internedName.size(), graph.strings().endId()));
@@ -307,13 +322,16 @@ void GraphMerger::State::internNames(const TypeGraph& graph) {
         return name;
     };
     auto keepRef = [](TypeId ref) { return ref; };
-    for (TypeId id : unmatched)
-        graph.visit(id, [&](const auto& t) { ir::rewriteType(t, collect, keepRef, lists); });
+    for (size_t i = 0; i < unmatched.size(); ++i) {
+        if (typeOfLabel[newLabels[i]] == kNewLabel)
+            graph.visit(unmatched[i],
+                        [&](const auto& t) { ir::rewriteType(t, collect, keepRef, lists); });
+    }
     nameTexts.clear();
     for (ir::StrId name : internedNames)
         nameTexts.push_back(graph.str(name));
     nameIds.resize(nameTexts.size());
-    merged.strings().internAll(nameTexts, nameIds);
+    labelled.strings().internAll(nameTexts, nameIds);
     for (size_t i = 0; i < internedNames.size(); ++i)
         internedName[internedNames[i]] = nameIds[i];
 }

@@ -114,7 +114,9 @@ TEST_CASE("refinePartition: the coarsest stable partition, deep chains and alias
                                       {g.intern("n"), anyType(), 64, 0}};
             g.replace(structs[i], StructType{names[pick(2)], 16, members});
         }
-        RefGraph graph;
+        // The merged world shares labels between nodes: refinement must not see a difference.
+        const auto labels = seed % 2 ? RefGraph::Labels::Shared : RefGraph::Labels::PerNode;
+        RefGraph graph(labels);
         graph.addLeaf(dedup::voidLabel());
         for (TypeId id = 1; id < g.endId(); ++id)
             graph.addType(g, id);
@@ -139,5 +141,30 @@ TEST_CASE("refinePartition: the coarsest stable partition, deep chains and alias
         const uint32_t blocks = dedup::detail::refinePartition(graph, block, aliases);
         CHECK(block == expected);
         CHECK(blocks == *std::max_element(expected.begin(), expected.end()) + 1);
+    }
+}
+
+TEST_CASE("RefGraph: shared labels are numbered once each, and read back per node") {
+    TypeGraph g;
+    const TypeId integer = g.add(IntType{g.intern("int"), 4, 0, 0, 32});
+    const TypeId first = g.add(PtrType{kNoName, integer});
+    const TypeId second = g.add(PtrType{kNoName, first}); // a pointer's label: its kind alone
+    const TypeId named = g.add(TypedefType{g.intern("t"), integer});
+    RefGraph perNode;
+    RefGraph shared(RefGraph::Labels::Shared);
+    for (RefGraph* graph : {&perNode, &shared}) {
+        graph->addLeaf(dedup::voidLabel());
+        for (TypeId id = 1; id < g.endId(); ++id)
+            graph->addType(g, id);
+    }
+    CHECK(perNode.labelCount() == perNode.size());
+    CHECK(shared.labelCount() == 4); // void, int, pointer, typedef
+    CHECK(shared.labelNumber(first) == shared.labelNumber(second));
+    CHECK(shared.labelNumber(first) != shared.labelNumber(named));
+    for (uint32_t node = 0; node < shared.size(); ++node) {
+        CAPTURE(node);
+        CHECK(shared.label(node) == perNode.label(node));
+        CHECK(std::vector<uint32_t>(shared.refs(node).begin(), shared.refs(node).end()) ==
+              std::vector<uint32_t>(perNode.refs(node).begin(), perNode.refs(node).end()));
     }
 }
