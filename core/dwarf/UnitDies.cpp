@@ -9,6 +9,7 @@ void UnitDies::clear() {
     addressSize = 8;
     isPartial = false;
     name = {};
+    producer = {};
     dies.clear();
     rare.clear();
     locationOps.clear();

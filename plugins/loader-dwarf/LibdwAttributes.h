@@ -70,6 +70,9 @@ public:
     AttributeDecoder(UnitDies& unit, Die& die, const Context& context, const UnitForms& forms)
         : unit_(unit), context_(context), forms_(forms), rules_(unit, die, *context.scratchOps) {}
 
+    // Whether the reader decodes an attribute: those DieAttributes uses, and the unit DIE's
+    // facts (decodeUnitFact).
+    static bool isRead(uint32_t attribute);
     void decode(const Attribute& attr);
     const DieAttributes& rules() const { return rules_; }
     DieAttributes& rules() { return rules_; }
@@ -82,6 +85,7 @@ private:
     int64_t signedValue(const Attribute& attr) const;
     std::pair<const char*, size_t> string(const Attribute& attr) const;
     void decodeConstant(const Attribute& attr);
+    void decodeUnitFact(const Attribute& attr);
     void decodeOperations(const Attribute& attr);
     void decodeLocation(const Attribute& attr);
     bool readExpression(const Attribute& attr, std::span<const uint8_t> bytes,

@@ -113,6 +113,9 @@ private:
     const char* file_ = nullptr; // direct mode: the whole file mapping
     size_t fileSize_ = 0;
     std::atomic<size_t> unitsRead_{0};
+    std::atomic<uint64_t> bytesRead_{0}; // of the units read, for giving the mapping back
+    // How much of the file reading may bring in before it is given back (readUnit, addUnits).
+    static constexpr uint64_t kBytesBetweenSweeps = 8 << 20;
     std::vector<Unit> units_;
     std::unique_ptr<AltFile> alt_; // ended after dwarf_, which refers to it
     bool bigEndian_ = false;       // the file's byte order
