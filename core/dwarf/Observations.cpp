@@ -19,4 +19,11 @@ void UnitObservations::append(UnitObservations&& other) {
     tags.insert(tags.end(), other.tags.begin(), other.tags.end());
 }
 
+void UnitObservations::shrinkToFit() {
+    functions.shrink_to_fit();
+    params.shrink_to_fit();
+    tags.shrink_to_fit();
+    variables.shrink_to_fit();
+}
+
 } // namespace btforge::dwarf
