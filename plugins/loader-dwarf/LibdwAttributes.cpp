@@ -129,16 +129,36 @@ std::pair<const char*, size_t> AttributeDecoder::string(const Attribute& attr) c
     }
 }
 
+namespace {
+// The bit of a unit fact in AttributeDecoder::unitFactsRead_; 0 for other attributes.
+uint8_t unitFactBit(uint32_t attribute) {
+    switch (attribute) {
+    case DW_AT_language:
+        return 1;
+    case DW_AT_producer:
+        return 2;
+    case DW_AT_loclists_base:
+        return 4;
+    default:
+        return 0;
+    }
+}
+} // namespace
+
 bool AttributeDecoder::isRead(uint32_t attribute) {
-    return DieAttributes::isUsed(attribute) || attribute == DW_AT_language ||
-           attribute == DW_AT_producer || attribute == DW_AT_loclists_base;
+    return DieAttributes::isUsed(attribute) || unitFactBit(attribute) != 0;
 }
 
 // The unit DIE's language, compiler and location list base, read with its other attributes: asked
 // of libdw, they cost a lookup of the unit DIE's abbreviation, for which libdw decodes the unit's
 // table up to that code and keeps it until the end (vmlinux: 11 MB, gcc's tables being sorted by
-// use). The unit DIE comes first, so its location list base is known before any list is read.
+// use). The unit DIE comes first, so its location list base is known before any list is read. As
+// libdw answers, only the unit DIE's count, and of an attribute given twice its first.
 void AttributeDecoder::decodeUnitFact(const Attribute& attr) {
+    const uint8_t bit = unitFactBit(attr.name());
+    if (!unitDie_ || (unitFactsRead_ & bit))
+        return;
+    unitFactsRead_ |= bit;
     uint64_t value = 0;
     switch (attr.name()) {
     case DW_AT_language:
@@ -161,7 +181,7 @@ void AttributeDecoder::decodeUnitFact(const Attribute& attr) {
 
 void AttributeDecoder::decode(const Attribute& attr) {
     const unsigned name = attr.name();
-    if (name == DW_AT_language || name == DW_AT_producer || name == DW_AT_loclists_base)
+    if (unitFactBit(name) != 0)
         return decodeUnitFact(attr);
     if (name == DW_AT_location)
         return decodeLocation(attr);
@@ -283,10 +303,13 @@ void AttributeDecoder::decodeLocation(const Attribute& attr) {
         return;
     LocationSections& locations = *context_.locations;
     if (form == DW_FORM_loclistx) {
-        // An index into the offsets table at the unit's DW_AT_loclists_base.
-        uint64_t slot = locations.listsBase + offset * 4;
-        if (slot + 4 > locations.lists.size())
+        // An index into the offsets table at the unit's DW_AT_loclists_base, both checked on
+        // their own: summed unchecked, a huge index or base wraps around to a small slot.
+        const uint64_t size = locations.lists.size();
+        if (locations.listsBase > size || offset > (size - locations.listsBase) / 4 ||
+            size - locations.listsBase - offset * 4 < 4)
             return;
+        const uint64_t slot = locations.listsBase + offset * 4;
         auto relative =
             Cursor(std::span(locations.lists).subspan(slot, 4), forms_.bigEndian).fixed(4);
         offset = locations.listsBase + relative;

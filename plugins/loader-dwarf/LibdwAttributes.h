@@ -68,7 +68,8 @@ public:
     };
 
     AttributeDecoder(UnitDies& unit, Die& die, const Context& context, const UnitForms& forms)
-        : unit_(unit), context_(context), forms_(forms), rules_(unit, die, *context.scratchOps) {}
+        : unit_(unit), context_(context), forms_(forms), rules_(unit, die, *context.scratchOps),
+          unitDie_(die.parent == kNoIndex) {}
 
     // Whether the reader decodes an attribute: those DieAttributes uses, and the unit DIE's
     // facts (decodeUnitFact).
@@ -97,6 +98,8 @@ private:
     const Context& context_;
     const UnitForms& forms_;
     DieAttributes rules_;
+    bool unitDie_;
+    uint8_t unitFactsRead_ = 0; // decodeUnitFact's bits
 };
 
 } // namespace btforge::dwarf

@@ -553,3 +553,35 @@ TEST_CASE("DWARF fixtures: a reference to no DIE is void, and said so") {
         }
     }
 }
+
+TEST_CASE("DWARF fixtures: a location list index past every table is no location") {
+    // DW_FORM_loclistx: the reader finds the list's offset at DW_AT_loclists_base + 4 * index.
+    // With this index that sum wraps around to just below zero.
+    Fixture f = unitOf({baseType("int", "int", 4, DW_ATE_signed),
+                        {DW_TAG_variable,
+                         {{DW_AT_name, DW_FORM_string, "v"},
+                          {DW_AT_type, DW_FORM_ref4, "int"},
+                          {DW_AT_external, DW_FORM_flag_present},
+                          {DW_AT_location, DW_FORM_loclistx, 0x3fffffffffffffffull}}}},
+                       5);
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        ir::TypeGraph g = load(loader, f);
+        CHECK(findType(g, Kind::Int, "int") != ir::kVoidType);
+    }
+}
+
+TEST_CASE("DWARF fixtures: only the unit DIE says the unit's language") {
+    // A DIE inside the unit naming another language (Rust units are skipped by default) does
+    // not change the unit's.
+    Fixture f = unitOf({baseType("int", "int", 4, DW_ATE_signed),
+                        {DW_TAG_typedef,
+                         {{DW_AT_name, DW_FORM_string, "t"},
+                          {DW_AT_type, DW_FORM_ref4, "int"},
+                          {DW_AT_language, DW_FORM_data1, DW_LANG_Rust}}}});
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        ir::TypeGraph g = load(loader, f);
+        CHECK(findType(g, Kind::Typedef, "t") != ir::kVoidType);
+    }
+}
