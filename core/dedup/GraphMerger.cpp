@@ -93,7 +93,7 @@ std::vector<uint32_t> blocksByHash(std::span<const uint64_t> hashes) {
 GraphMerger::State::State(std::shared_ptr<const TypeGraph> baseGraph, bool lazyBase)
     : base(std::move(baseGraph)),
       matchRounds(base ? detail::kBaseMatchRounds : detail::kMatchRounds), labelled(base),
-      firstOwn(labelled.firstId()), ownEnd(firstOwn) {
+      firstOwn(labelled.firstId()) {
     if (!base) {
         world.addLeaf(voidLabel());
         return;
@@ -231,7 +231,7 @@ GraphMerger::BaseUse GraphMerger::baseUse() const {
 }
 
 uint32_t GraphMerger::provisionalCount() const {
-    return state_->ownEnd - state_->firstOwn;
+    return state_->ownEnd() - state_->firstOwn;
 }
 
 } // namespace btforge::dedup

@@ -364,7 +364,7 @@ uint32_t GraphMerger::State::splitEnumDeclarationUses(std::vector<uint32_t>& blo
     std::vector<uint8_t> state(nodes, 0); // 1: being visited, 2: done
     std::map<std::vector<uint32_t>, uint32_t> split;
     std::vector<std::pair<uint32_t, size_t>> stack;
-    for (TypeId rootId = firstOwn; rootId < ownEnd; ++rootId) {
+    for (TypeId rootId = firstOwn; rootId < ownEnd(); ++rootId) {
         const uint32_t root = nodeOf(rootId);
         if (state[root] || !candidate(root))
             continue;
@@ -418,7 +418,7 @@ std::vector<TypeId> GraphMerger::State::baseGroupMembers() const {
         return members.size() > before;
     };
     std::set<std::pair<std::string_view, uint32_t>> ownEnumDefinitions; // name, size
-    for (TypeId id = firstOwn; id < ownEnd; ++id) {
+    for (TypeId id = firstOwn; id < ownEnd(); ++id) {
         const TypeId type = asLabelled(id);
         const Kind kind = labelled.kind(type);
         const std::string_view name = labelled.name(type);
@@ -499,8 +499,8 @@ std::vector<TypeId> typesReaching(const TypeGraph& base, std::span<const TypeId>
 void GraphMerger::State::compactWorld(std::vector<TypeId> baseTypes) {
     idOfNode.assign(1, ir::kVoidType);
     baseNodeOfId.emplace(ir::kVoidType, 0);
-    ownNodeOfId.reserve(ownEnd - firstOwn);
-    for (TypeId id = firstOwn; id < ownEnd; ++id) {
+    ownNodeOfId.reserve(ownEnd() - firstOwn);
+    for (TypeId id = firstOwn; id < ownEnd(); ++id) {
         ownNodeOfId.push_back(static_cast<uint32_t>(idOfNode.size()));
         idOfNode.push_back(id);
     }
@@ -547,7 +547,7 @@ void GraphMerger::State::compactWorld(std::vector<TypeId> baseTypes) {
 }
 
 bool GraphMerger::State::earlyEnumRedefined() const {
-    for (TypeId id = firstOwn; !earlyEnums.empty() && id < ownEnd; ++id) {
+    for (TypeId id = firstOwn; !earlyEnums.empty() && id < ownEnd(); ++id) {
         const TypeId type = asLabelled(id);
         const Kind kind = labelled.kind(type);
         if (kind != Kind::Enum && kind != Kind::Enum64)
@@ -575,7 +575,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     release(internedName);
     if (lazyBase())
         compactWorld(typesReaching(*base, baseGroupMembers()));
-    const TypeId end = ownEnd;
+    const TypeId end = ownEnd();
     const uint32_t nodes = world.size();
     std::vector<uint32_t> block;
     std::vector<uint8_t> resolved;

@@ -109,7 +109,7 @@ struct GraphMerger::State {
             f(id);
         for (ir::TypeId id : baseInWorld)
             f(id);
-        for (ir::TypeId id = firstOwn; id < ownEnd; ++id)
+        for (ir::TypeId id = firstOwn; id < ownEnd(); ++id)
             f(id);
     }
 
@@ -147,8 +147,8 @@ struct GraphMerger::State {
     // world's references: only finish() reads types, and takes references from the world.
     ir::TypeGraph labelled;
     ir::TypeId firstOwn;
-    ir::TypeId ownEnd;                       // one past the last own type
     ir::ChunkedArena<ir::TypeId> labelledOf; // by own id - firstOwn: its label's type
+    ir::TypeId ownEnd() const { return firstOwn + labelledOf.size(); } // past the last own type
     std::vector<ir::TypeId> typeOfLabel; // by world label number: its type in `labelled`, or void
     // A world type as a type of `labelled` (base types are their own).
     ir::TypeId asLabelled(ir::TypeId id) const {

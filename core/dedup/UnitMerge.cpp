@@ -101,7 +101,7 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
             continue;
         assert(std::binary_search(placeholders.begin(), placeholders.end(), id) &&
                "only placeholders are pre-mapped");
-        assert(target < ownEnd && "pre-mapped to a merged type");
+        assert(target < ownEnd() && "pre-mapped to a merged type");
         map[id] = canonical(target);
         ++seen;
         if (!isOwn(map[id]))
@@ -143,8 +143,8 @@ uint64_t GraphMerger::State::worldRound(TypeId id, unsigned round) {
         return id == ir::kVoidType ? voidLabel().first
                                    : hashing::combine(0x9e3779b97f4a7c15ull, id);
     constexpr size_t kStride = detail::kMatchRounds + 1;
-    if (roundSlot.size() < ownEnd)
-        roundSlot.resize(ownEnd, kNoSlot);
+    if (roundSlot.size() < ownEnd())
+        roundSlot.resize(ownEnd(), kNoSlot);
     uint32_t slot = roundSlot[id];
     if (slot == kNoSlot) {
         slot = roundSlot[id] = static_cast<uint32_t>(roundMemoDone.size());
@@ -265,7 +265,7 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
     if (unmatched.empty())
         return;
     classifyUnmatched(unit);
-    const TypeId firstNew = ownEnd;
+    const TypeId firstNew = ownEnd();
     for (TypeId id : unmatched)
         map[id] = firstNew + classOf[id];
     // Classes are numbered in order of their smallest member: that member gives the new type,
@@ -303,7 +303,6 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
         ownKey.push_back(unitKey(unitOrder, id));
         index.insert(unit.hashes_[id], firstNew + static_cast<TypeId>(i));
     }
-    ownEnd = firstNew + static_cast<TypeId>(classes);
     for (ir::StrId name : internedNames)
         internedName[name] = ir::kNoName;
     internedNames.clear();
