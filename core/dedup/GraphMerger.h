@@ -2,18 +2,21 @@
 //
 // Two types are equivalent when they are bisimilar: equal labels (everything but the ids they
 // refer to; see core/dedup/TypeLabel.h) and equivalent references in the same positions, cycles
-// included. The merged graph is kept minimal as units arrive; finish() then resolves forward
-// declarations, minimises once more and numbers types by first appearance, so the result depends
-// on the units and their unitOrder only, never on the order merge() saw them in.
+// included. Over a base, the merged graph is kept minimal as units arrive, unit types matched
+// by walks; without one, a unit type is the merged type of its exact hash (ExactHash.h), what
+// no merged type hashes like is appended. finish() then resolves forward declarations, minimises
+// the whole and numbers types by first appearance, so the result depends on the units and their
+// unitOrder only, never on the order merge() saw them in, nor on what merging left apart.
 //
 // Labels are compared by their 128-bit hashes (LabelHash, RefGraph.h), computed once per unit
 // type in prepare() and kept for every merged type: merging takes equal hashes for equal labels,
 // so two types with different labels are merged only if two independent 64-bit hashes of their
-// labels both collide (about 2^-128 per comparison).
+// labels both collide (about 2^-128 per comparison); exact hashes alike.
 //
-// Use: prepare() units in parallel (pure, per unit: label and structural hashes, references,
-// components), then merge() them one at a time (the short serial part, under the caller's lock:
-// walks over flat reference lists, appending what is new), then finish() once.
+// Use: prepare() units in parallel (pure, per unit: label and structural or exact hashes,
+// references, components), then merge() them one at a time (the short serial part, under the
+// caller's lock: lookups, walks over flat reference lists, appending what is new), then finish()
+// once.
 #pragma once
 
 #include "dedup/FinalIds.h"
@@ -53,6 +56,9 @@ private:
     std::vector<ir::TypeId> order_;
     std::vector<uint32_t> componentStarts_;
     std::vector<ir::TypeId> placeholders_; // sorted
+    // Without a base: exact hashes per node (ExactHash.h) in place of structural ones; empty
+    // until placeholders are resolved, when the unit has any.
+    std::vector<LabelHash> exact_;
 };
 
 class GraphMerger {

@@ -1,5 +1,5 @@
 // GraphMerger's finish(): declarations resolved to the definitions they stand for, the whole
-// graph minimised once more by partition refinement, and types numbered by the first unit type
+// graph minimised by partition refinement, and types numbered by the first unit type
 // each stands for, so that the result does not depend on the order units were merged in.
 #include "MergeState.h"
 #include "PartitionRefinement.h"
@@ -564,6 +564,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
         return {TypeGraph(base), {}, true};
     // Give back what only merging needed before the partition allocates.
     release(index);
+    release(exactIndex);
     release(typeOfLabel);
     release(roundMemo);
     release(roundMemoDone);

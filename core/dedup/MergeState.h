@@ -6,6 +6,7 @@
 #include "../ir/TypeWalk.h"
 #include "BaseIndex.h"
 #include "BaseWorld.h"
+#include "ExactIndex.h"
 #include "dedup/GraphMerger.h"
 #include "dedup/RefGraph.h"
 #include "support/HashIndex.h"
@@ -53,6 +54,13 @@ struct GraphMerger::State {
     std::vector<ir::TypeId> merge(PreparedUnit&& unit, uint32_t unitOrder,
                                   std::span<const ir::TypeId> preMapped);
     Result finish(plugin::TaskRunner* tasks);
+
+    // Without a base, unit types are found by their exact hashes (ExactHash.h): those equal to
+    // no merged type's are appended, equivalents that hash apart included, which finish()
+    // merges. With one, they are matched by walks (a module's units meet the base's types,
+    // found by name and shape).
+    bool exact() const { return !base; }
+    void matchExactly(PreparedUnit& unit, uint32_t unitOrder);
 
     // Merged and base types ("the world"): a base type stands for its smallest equivalent.
     bool isOwn(ir::TypeId id) const { return id >= firstOwn; }
@@ -138,8 +146,6 @@ struct GraphMerger::State {
     bool isHidden(ir::TypeId id) const { return canonical(id) != id; }
 
     std::shared_ptr<const ir::TypeGraph> base;
-    // The rounds of the hashes units are matched by (StructuralHash.h), fixed for the run.
-    unsigned matchRounds;
     Declarations declarations = Declarations::ByContext;
     // Over `base`: one type for each label own types have (kind, names, sizes, offsets), in the
     // order labels first appear. The kernel's variants of a struct differ only in what they refer
@@ -170,7 +176,8 @@ struct GraphMerger::State {
     std::vector<ir::TypeId> baseInWorld; // the base types a compact world has whole, in id order
     std::vector<ir::TypeId> idOfNode;    // a compact world's merged id by node
     ir::ChunkedArena<uint64_t> ownKey;   // smallest unitKey standing for it, by own id - firstOwn
-    support::HashIndex index;            // canonical base types and own types by structural hash
+    support::HashIndex index; // over a base: canonical base types and own types by structural hash
+    ExactIndex exactIndex;    // without one: own types by exact hash
     uint32_t byteOrderUnit = UINT32_MAX; // without a base, the first unit's byte order is kept
     // Labels and references of the world by id (node i is type i): what walks and the final
     // partition read. References are canonical, base types' included.

@@ -16,15 +16,12 @@
 
 namespace btforge::dedup::detail {
 
-// Rounds of the hashes units are matched against the merged graph by: types alike this deep but
-// not equivalent each cost a walk that fails, and the kernel's variants of one struct (declared
-// here, defined there) are often alike a dozen pointers deep (vmlinux at -j1: 8% slower with 8).
-inline constexpr unsigned kMatchRounds = 16;
-// Over a base, every run first hashes all of the base's types (a vmlinux: 95,000) while a
-// module's units bring few variants: fewer rounds halve that cost and a module's walks that
-// fail cost less than they save (tcp_bbr: 3.5 ms of 65; xfs, btrfs, kvm faster too). The result
-// does not depend on the rounds: walks decide, hashes only propose.
-inline constexpr unsigned kBaseMatchRounds = 8;
+// Rounds of the hashes a unit is matched against the merged graph by, over a base (without one,
+// exact hashes find its types): every run first hashes all of the base's types (a vmlinux:
+// 95,000) while a module's units bring few variants, so rounds cost more than the walks that
+// fail for want of them (16 rounds: tcp_bbr 3.5 ms slower of 65; xfs, btrfs, kvm too). The
+// result does not depend on the rounds: walks decide, hashes only propose.
+inline constexpr unsigned kMatchRounds = 8;
 
 // One node's hash in a round: its label mixed with its references' hashes of the round before.
 inline uint64_t roundHash(uint64_t label, std::span<const uint32_t> refs, const uint64_t* before) {

@@ -75,18 +75,6 @@ template <typename T, typename Sink> void describe(const ir::TypeGraph& g, const
     }
 }
 
-// Both halves of a LabelHash over one field sequence, with unrelated seeds and constants.
-struct LabelHasher {
-    LabelHash hash{0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
-    void number(uint64_t v) {
-        hash.first = hashing::combine(hash.first, v);
-        hash.second = hashing::mix<0x452821e638d01377ull, 0xbe5466cf34e90c6cull>(hash.second, v);
-    }
-    void name(const ir::TypeGraph& g, ir::StrId id) {
-        hashing::forEachWord(g.str(id), [&](uint64_t w) { number(w); });
-    }
-};
-
 // One 64-bit hash of the label with names as ids `nameId` gives (shapes, TypeLabel.h).
 template <typename NameId> struct ShapeHasher {
     NameId nameId;

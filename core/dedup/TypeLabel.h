@@ -18,6 +18,23 @@
 
 namespace btforge::dedup::detail {
 
+// Both halves of a LabelHash over one field sequence, with unrelated seeds and constants: labels
+// and exact hashes (ExactHash.h).
+struct LabelHasher {
+    LabelHash hash{0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
+    void number(uint64_t v) {
+        hash.first = hashing::combine(hash.first, v);
+        hash.second = hashing::mix<0x452821e638d01377ull, 0xbe5466cf34e90c6cull>(hash.second, v);
+    }
+    void number(const LabelHash& v) {
+        number(v.first);
+        number(v.second);
+    }
+    void name(const ir::TypeGraph& g, ir::StrId id) {
+        hashing::forEachWord(g.str(id), [&](uint64_t w) { number(w); });
+    }
+};
+
 // The label of `id` in `g`; its references, in the order equivalence pairs them, are appended to
 // `refs`.
 LabelHash labelOf(const ir::TypeGraph& g, ir::TypeId id, std::vector<ir::TypeId>& refs);

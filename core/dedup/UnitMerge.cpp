@@ -1,6 +1,8 @@
 // GraphMerger's merge(): a prepared unit matched against the merged graph component by
 // component; what matched is mapped, what did not is minimised among itself and appended
-// (GraphMerger.cpp says why one walk per candidate decides equivalence).
+// (GraphMerger.cpp says why one walk per candidate decides equivalence). Without a base, a unit
+// type is looked up by its exact hash instead.
+#include "ExactHash.h"
 #include "MergeState.h"
 #include "PartitionRefinement.h"
 #include "StructuralHash.h"
@@ -32,9 +34,14 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     }
     map.assign(count + 1, kUnmapped);
     map[ir::kVoidType] = ir::kVoidType;
+    preMap(unit, preMapped);
+    if (exact()) {
+        matchExactly(unit, unitOrder);
+        appendUnmatched(unit, unitOrder);
+        return std::vector<TypeId>(map.begin() + 1, map.end());
+    }
     tentative.assign(count + 1, kUnmapped);
     unmatchable.assign(count + 1, 0);
-    preMap(unit, preMapped);
     if (lazyBase()) {
         matchBase(unit, unitOrder);
         // What matched no base type may still match an own one.
@@ -89,6 +96,39 @@ std::vector<TypeId> GraphMerger::State::merge(PreparedUnit&& unit, uint32_t unit
     return std::vector<TypeId>(map.begin() + 1, map.end());
 }
 
+// Each type not pre-mapped, in id order: the merged type of its exact hash, or the next new type
+// (a hash the unit has twice is one new type). A placeholder hashes as the id of the merged type
+// it stands for, not as its contents: a type that reaches it hashes apart from one that reaches
+// a copy of that type, and finish() joins the two.
+void GraphMerger::State::matchExactly(PreparedUnit& unit, uint32_t unitOrder) {
+    if (unit.exact_.empty()) {
+        std::vector<LabelHash> fixed(map.size());
+        for (TypeId id = 1; id < map.size(); ++id) {
+            if (map[id] != kUnmapped) // void: a reference the caller could not resolve
+                fixed[id] =
+                    map[id] == ir::kVoidType ? voidLabel() : detail::mergedTypeHash(map[id]);
+        }
+        unit.exact_ = detail::exactHashes(unit.refs_, unit.order_, unit.componentStarts_, fixed);
+    }
+    const TypeId firstNew = ownEnd();
+    TypeId next = firstNew;
+    constexpr TypeId kAhead = 16; // index slots are cache misses: start them early
+    for (TypeId id = 1; id < map.size(); ++id) {
+        if (id + kAhead < map.size())
+            exactIndex.prefetch(unit.exact_[id + kAhead]);
+        if (map[id] != kUnmapped)
+            continue;
+        const TypeId found = exactIndex.find(unit.exact_[id]);
+        if (found == ir::kVoidType) {
+            exactIndex.insert(unit.exact_[id], next++);
+            continue;
+        }
+        map[id] = found;
+        if (found < firstNew)
+            ownKey[found - firstOwn] = std::min(ownKey[found - firstOwn], unitKey(unitOrder, id));
+    }
+}
+
 void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId> preMapped) {
     const std::vector<TypeId>& placeholders = unit.placeholders_;
     if (preMapped.empty() && placeholders.empty())
@@ -130,7 +170,7 @@ void GraphMerger::State::hashMapped(PreparedUnit& unit) {
             varying.push_back(id);
     }
     unit.hashes_ = detail::structuralHashesOf(
-        unit.refs_, matchRounds, free, varying, [&](uint32_t node, unsigned round) {
+        unit.refs_, detail::kMatchRounds, free, varying, [&](uint32_t node, unsigned round) {
             return map[node] == kUnmapped ? 0 : worldRound(map[node], round);
         });
 }
@@ -293,7 +333,7 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
     auto mapRef = [&](TypeId ref) { return map[ref]; };
     constexpr size_t kSlotAhead = 8; // index slots are cache misses: start them early
     for (size_t i = 0; i < unmatched.size(); ++i) {
-        if (i + kSlotAhead < unmatched.size())
+        if (!exact() && i + kSlotAhead < unmatched.size())
             index.prefetch(unit.hashes_[unmatched[i + kSlotAhead]]);
         const TypeId id = unmatched[i];
         TypeId& type = typeOfLabel[newLabels[i]];
@@ -301,7 +341,8 @@ void GraphMerger::State::appendUnmatched(const PreparedUnit& unit, uint32_t unit
             type = copyType(graph, id, labelled, mapName, mapRef, lists);
         labelledOf.push_back(type);
         ownKey.push_back(unitKey(unitOrder, id));
-        index.insert(unit.hashes_[id], firstNew + static_cast<TypeId>(i));
+        if (!exact())
+            index.insert(unit.hashes_[id], firstNew + static_cast<TypeId>(i));
     }
     for (ir::StrId name : internedNames)
         internedName[name] = ir::kNoName;
@@ -338,13 +379,15 @@ void GraphMerger::State::internNames(const TypeGraph& graph) {
 // classOf[id] for each unmatched type: its class among them, numbered by smallest member.
 void GraphMerger::State::classifyUnmatched(const PreparedUnit& unit) {
     classOf.resize(map.size());
-    // Equivalent types have equal hashes: with all hashes distinct, every class is a singleton.
+    // Equivalent types have equal structural hashes: with all hashes distinct, every class is a
+    // singleton. Types matched by exact hash are left each a class of its own, even equivalent
+    // ones that hash apart: finish() joins them.
     std::vector<uint64_t> hashes;
     hashes.reserve(unmatched.size());
-    for (TypeId id : unmatched)
+    for (TypeId id : exact() ? std::span<const TypeId>() : std::span<const TypeId>(unmatched))
         hashes.push_back(unit.hashes_[id]);
     std::sort(hashes.begin(), hashes.end());
-    if (std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end()) {
+    if (exact() || std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end()) {
         for (uint32_t i = 0; i < unmatched.size(); ++i)
             classOf[unmatched[i]] = i;
         return;

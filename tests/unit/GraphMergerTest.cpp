@@ -787,8 +787,12 @@ TEST_CASE("GraphMerger: a placeholder and a local copy of its target are one typ
     preMapped[placeholder - 1] = firstIds[s - 1];
     std::vector<TypeId> secondIds = merger.merge(second.g, 1, preMapped);
     CHECK(secondIds[copy - 1] == firstIds[s - 1]);
-    CHECK(secondIds[viaPlaceholder - 1] == secondIds[viaCopy - 1]);
-    CHECK(std::move(merger).finish().graph.ownCount() == 4); // int, s, s*, t
+    // Merged apart or not (a merger without a base appends what its exact hashes do not find),
+    // they end as one type.
+    const GraphMerger::Result result = std::move(merger).finish();
+    CHECK(result.finalIds(secondIds[viaPlaceholder - 1]) ==
+          result.finalIds(secondIds[viaCopy - 1]));
+    CHECK(result.graph.ownCount() == 4); // int, s, s*, t
 }
 
 TEST_CASE("GraphMerger: a placeholder may stand for a base type") {
