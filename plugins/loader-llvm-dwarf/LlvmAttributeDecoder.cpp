@@ -2,6 +2,7 @@
 // (DieAttributes.h) take; expressions, location lists and blocks included.
 #include "LlvmAttributeDecoder.h"
 
+#include "LlvmInputChecks.h"
 #include "LlvmUnitReader.h"
 
 #include <array>
@@ -34,15 +35,29 @@ FormClass classOf(unsigned form) {
     return form < kStandardFormClasses.size() ? kStandardFormClasses[form] : formClass(form);
 }
 
+// Steps `*at` over a value of `spec`, of `form` once checked (checkedForm); false when it runs
+// past the unit. A fixed size comes with the abbreviation, without LLVM's skipping, whose
+// arguments are copied by value on every call.
+bool skipValue(const DieSource& where,
+               const llvm::DWARFAbbreviationDeclaration::AttributeSpec& spec, dw::Form form,
+               uint64_t* at) {
+    if (auto size = spec.getByteSize(where.unit))
+        *at += static_cast<uint64_t>(*size);
+    else if (!DWARFFormValue::skipValue(form, where.data, at, where.params))
+        return false;
+    return *at <= where.end;
+}
+
 // Reads one DIE's attribute values from their forms and hands them to the rules (DieAttributes,
 // DieAttributes.h).
 struct AttributeDecoder {
-    const LlvmUnitReader& reader;
-    llvm::DWARFUnit& llvmUnit;
+    const DieSource& where;
     UnitDies& unit;
     DieAttributes rules;
-    DieOffset unitStart; // the unit header's key: unit-relative references count from it
     std::vector<LocationOp>& scratchOps;
+    const LlvmUnitReader& reader = where.reader;
+    llvm::DWARFUnit& llvmUnit = where.unit;
+    const DieOffset unitStart = where.unitStart; // unit-relative references count from it
 
     DieOffset reference(const DWARFFormValue& value) const {
         switch (value.getForm()) {
@@ -156,6 +171,14 @@ struct AttributeDecoder {
                                      llvmUnit.getInfoSection().Data.data());
     }
 
+    // LLVM finds a string's end before handing it out, and the rules find it again: .debug_str's
+    // are known to end inside the section.
+    const char* string(const DWARFFormValue& value) const {
+        if (value.getForm() == dw::DW_FORM_strp && value.getRawUValue() < where.strings.size())
+            return where.strings.data() + value.getRawUValue();
+        return stringValue(value);
+    }
+
     void decodeLocation(const DWARFFormValue& value) {
         dw::Form form = value.getForm();
         const bool isList = DieAttributes::isLocationList(form, unit.version);
@@ -209,7 +232,7 @@ struct AttributeDecoder {
             rules.flag(attribute, value.getAsUnsignedConstant().value_or(0) != 0);
             break;
         case FormClass::String:
-            if (const char* s = stringValue(value))
+            if (const char* s = string(value))
                 rules.string(attribute, s);
             break;
         case FormClass::Reference:
@@ -272,32 +295,41 @@ const char* stringValue(const llvm::DWARFFormValue& value) {
     return *string;
 }
 
-void decodeAttributes(const DieSource& where, const llvm::DWARFDebugInfoEntry& entry, UnitDies& out,
-                      Die& die, std::vector<LocationOp>& scratchOps) {
+bool decodeAttributes(const DieSource& where, const llvm::DWARFAbbreviationDeclaration& decl,
+                      uint64_t dieOffset, uint64_t* at, UnitDies& out, Die& die,
+                      std::vector<LocationOp>& scratchOps) {
     llvm::DWARFUnit& llvmUnit = where.unit;
     const llvm::DWARFDataExtractor& data = where.data;
-    const dw::FormParams& params = where.params;
-    AttributeDecoder decoder{where.reader,    where.unit, out, DieAttributes(out, die, scratchOps),
-                             where.unitStart, scratchOps};
-    // The values the rules use are decoded, the others stepped over (LLVM's attribute
-    // iterator decodes every one: a seventh of this reader's time). The attributes start
-    // after the abbreviation code, as that iterator takes them to.
-    const llvm::DWARFAbbreviationDeclaration& decl = *entry.getAbbreviationDeclarationPtr();
-    uint64_t at = entry.getOffset() + llvm::getULEB128Size(decl.getCode());
+    // The values are bounded first (at once when all have fixed sizes, as most DIEs'), so that
+    // LLVM decodes only values inside the unit, with its unit's parameters: gcc assembles those
+    // in memory field by field for every call that takes them by value, which stalled store
+    // forwarding (a tenth of this reader's time).
+    if (uint64_t valuesEnd = *at; !skipAttributes(where, decl, &valuesEnd))
+        return false;
+    AttributeDecoder decoder{where, out, DieAttributes(out, die, scratchOps), scratchOps};
+    // The values the rules use are decoded, the others stepped over (LLVM's attribute iterator
+    // decodes every one).
     for (const auto& spec : decl.attributes()) {
         if (spec.isImplicitConst()) {
             if (DieAttributes::isUsed(spec.Attr))
                 decoder.decode(spec.Attr, DWARFFormValue::createFromSValue(
                                               spec.Form, spec.getImplicitConstValue()));
-        } else if (!DieAttributes::isUsed(spec.Attr)) {
-            DWARFFormValue::skipValue(spec.Form, data, &at, params);
-        } else {
-            decoder.decode(spec.Attr, DWARFFormValue::createFromUnit(spec.Form, &llvmUnit, &at));
+            continue;
         }
+        dw::Form form = spec.Form;
+        if (form == dw::DW_FORM_indirect)
+            checkedForm(form, data, at, where.end); // resolves it
+        if (DieAttributes::isUsed(spec.Attr))
+            decoder.decode(spec.Attr, DWARFFormValue::createFromUnit(form, &llvmUnit, at));
+        else
+            skipValue(where, spec, form, at);
     }
-    const DWARFDie d(&llvmUnit, &entry);
     if (decoder.rules.needsFirstRange()) {
-        auto ranges = d.getAddressRanges();
+        // LLVM reads ranges from an extracted DIE, which the decoding above did without.
+        llvm::DWARFDebugInfoEntry entry;
+        uint64_t offset = dieOffset;
+        entry.extractFast(llvmUnit, &offset, data, where.end, 0);
+        auto ranges = DWARFDie(&llvmUnit, &entry).getAddressRanges();
         if (!ranges) {
             llvm::consumeError(ranges.takeError());
         } else if (!ranges->empty()) {
@@ -306,6 +338,27 @@ void decodeAttributes(const DieSource& where, const llvm::DWARFDebugInfoEntry& e
                 where.reader.address({ranges->front().LowPC, ranges->front().SectionIndex}));
         }
     }
+    return true;
+}
+
+bool skipAttributes(const DieSource& where, const llvm::DWARFAbbreviationDeclaration& decl,
+                    uint64_t* at) {
+    // Most DIEs hold only values of fixed sizes (no block, string or LEB128), which LLVM adds
+    // up with the abbreviation.
+    if (auto fixed = decl.getFixedAttributesByteSize(where.unit)) {
+        if (*at > where.end || *fixed > where.end - *at)
+            return false;
+        *at += *fixed;
+        return true;
+    }
+    for (const auto& spec : decl.attributes()) {
+        if (spec.isImplicitConst())
+            continue;
+        dw::Form form = spec.Form;
+        if (!checkedForm(form, where.data, at, where.end) || !skipValue(where, spec, form, at))
+            return false;
+    }
+    return true;
 }
 
 } // namespace btforge::dwarf

@@ -3,8 +3,8 @@
 #include "LlvmInputChecks.h"
 
 #include "btforge/dwarf/DwarfSections.h"
-#include "btforge/dwarf/Forms.h"
 
+#include <array>
 #include <cstring>
 #include <llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
@@ -248,61 +248,67 @@ std::string relocationProblem(const llvm::object::ObjectFile& object) {
     return withElfFile(object, [&](const auto& elf) { return relocationProblem(elf, supports); });
 }
 
-// Whether the attributes of the DIE at `offset` (at its abbreviation code, before `end`) end
-// inside the unit. LLVM's DIE decoder skips a block by adding its length to the offset unchecked
-// and then reads the next LEB128 from wherever that points, past the section (found by the
-// fuzzer): the lengths are checked here first, with LLVM's own abbreviations.
-bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtractor& data,
-                        uint64_t offset, uint64_t end) {
-    namespace dw = llvm::dwarf;
-    const uint64_t code = data.getULEB128(&offset);
-    const llvm::DWARFAbbreviationDeclarationSet* set = unit.getAbbreviations();
-    const llvm::DWARFAbbreviationDeclaration* decl =
-        code && set ? set->getAbbreviationDeclaration(static_cast<uint32_t>(code)) : nullptr;
-    if (!decl)
-        return true; // a null entry, or a code LLVM reports itself
-    // Most DIEs hold only fixed-size values (no block, string or LEB128), whose size LLVM
-    // computed with the abbreviation: one comparison instead of a walk.
-    if (auto fixed = decl->getFixedAttributesByteSize(unit))
-        return offset <= end && *fixed <= end - offset;
-    const dw::FormParams params = unit.getFormParams();
-    for (const auto& spec : decl->attributes()) {
-        if (offset > end)
-            return false;
-        if (spec.isImplicitConst())
-            continue;
-        auto form = spec.Form;
-        while (form == dw::DW_FORM_indirect && offset < end)
-            form = static_cast<dw::Form>(data.getULEB128(&offset));
-        if (form == dw::DW_FORM_indirect)
-            return false;
-        // Blocks are where LLVM trusts a length: read it here (the form table says which).
-        uint64_t length = 0;
-        const auto info = formInfo(form);
-        switch (info ? info->layout : FormLayout::Unsupported) {
-        case FormLayout::BlockUleb:
-            length = data.getULEB128(&offset);
-            break;
-        case FormLayout::Block1:
-            length = data.getU8(&offset);
-            break;
-        case FormLayout::Block2:
-            length = data.getU16(&offset);
-            break;
-        case FormLayout::Block4:
-            length = data.getU32(&offset);
-            break;
-        default:
-            if (!llvm::DWARFFormValue::skipValue(form, data, &offset, params))
-                return false;
-            continue;
-        }
-        if (offset > end || length > end - offset)
-            return false;
-        offset += length;
-    }
-    return offset <= end;
+namespace {
+
+// Whether LLVM's value decoder knows `form` (a value of it in zero bytes can be skipped).
+bool knownForm(unsigned form) {
+    static constexpr char zeros[16] = {};
+    const llvm::DataExtractor data(llvm::StringRef(zeros, sizeof zeros), true, 8);
+    uint64_t at = 0;
+    return form != llvm::dwarf::DW_FORM_indirect &&
+           llvm::DWARFFormValue::skipValue(static_cast<llvm::dwarf::Form>(form), data, &at,
+                                           {5, 8, llvm::dwarf::DWARF32});
 }
+
+// The forms LLVM reads as a length and bytes.
+bool isBlock(llvm::dwarf::Form form) {
+    namespace dw = llvm::dwarf;
+    return form == dw::DW_FORM_block || form == dw::DW_FORM_exprloc || form == dw::DW_FORM_block1 ||
+           form == dw::DW_FORM_block2 || form == dw::DW_FORM_block4;
+}
+
+} // namespace
+
+namespace detail {
+
+const std::array<bool, 0x30> kPlainStandardForms = [] {
+    std::array<bool, 0x30> plain{};
+    for (unsigned form = 0; form < plain.size(); ++form)
+        plain[form] = knownForm(form) && !isBlock(static_cast<llvm::dwarf::Form>(form));
+    return plain;
+}();
+
+// LLVM's DIE decoder skips a block by adding its length to the offset unchecked and then reads
+// the next value from wherever that points, past the section (found by the fuzzer).
+bool checkedOtherForm(llvm::dwarf::Form& form, const llvm::DWARFDataExtractor& data,
+                      uint64_t* offset, uint64_t end) {
+    namespace dw = llvm::dwarf;
+    while (form == dw::DW_FORM_indirect && *offset < end)
+        form = static_cast<dw::Form>(data.getULEB128(offset));
+    if (!knownForm(form))
+        return false;
+    uint64_t at = *offset, length = 0;
+    switch (form) {
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_exprloc:
+        length = data.getULEB128(&at);
+        break;
+    case dw::DW_FORM_block1:
+        length = data.getU8(&at);
+        break;
+    case dw::DW_FORM_block2:
+        length = data.getU16(&at);
+        break;
+    case dw::DW_FORM_block4:
+        length = data.getU32(&at);
+        break;
+    default:
+        return true;
+    }
+    return at <= end && length <= end - at;
+}
+
+} // namespace detail
 
 std::string compressionProblem(const llvm::object::ObjectFile& object) {
     return withElfFile(object, [](const auto& elf) { return compressionProblem(elf); });

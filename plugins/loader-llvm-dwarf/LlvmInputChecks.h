@@ -1,8 +1,10 @@
 // Checks of an input before LLVM reads it: what would make LLVM end the process (a bad
-// relocation section, a compressed section claiming more than can be allocated) or read past a
-// unit (a block length), each found by the fuzzer; and the inflation of .zdebug_ sections.
+// relocation section, a compressed section claiming more than can be allocated, a form it does
+// not know) or read past a unit (a block length), each found by a fuzzer or a test; and the
+// inflation of .zdebug_ sections.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
@@ -21,8 +23,21 @@ std::string compressionProblem(const llvm::object::ObjectFile& object);
 // has none. Claimed sizes must have passed compressionProblem.
 llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>>
 inflateGnuSections(const llvm::object::ObjectFile& object);
-// Whether the attributes of the DIE at `offset` (its abbreviation code) end before `end`.
-bool attributesInBounds(const llvm::DWARFUnit& unit, const llvm::DWARFDataExtractor& data,
-                        uint64_t offset, uint64_t end);
+namespace detail {
+// By standard form: whether LLVM decodes its values without checks here (it knows the form, which
+// is neither a block nor DW_FORM_indirect).
+extern const std::array<bool, 0x30> kPlainStandardForms;
+bool checkedOtherForm(llvm::dwarf::Form& form, const llvm::DWARFDataExtractor& data,
+                      uint64_t* offset, uint64_t end);
+} // namespace detail
+
+// Whether LLVM may decode the attribute value at `*offset` of `form`: it knows the form (on one it
+// does not, its decoder stops the process, where its skipping only fails) and a block's length
+// stays before `end`. DW_FORM_indirect is resolved into `form`, `*offset` moved past it.
+inline bool checkedForm(llvm::dwarf::Form& form, const llvm::DWARFDataExtractor& data,
+                        uint64_t* offset, uint64_t end) {
+    return (form < detail::kPlainStandardForms.size() && detail::kPlainStandardForms[form]) ||
+           detail::checkedOtherForm(form, data, offset, end);
+}
 
 } // namespace btforge::dwarf

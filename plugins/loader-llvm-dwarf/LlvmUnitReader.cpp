@@ -273,44 +273,76 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
             path_ + ": unit " + hex(joinedOffset(unit.bias, llvmUnit.getOffset())) +
             sectionOfBias(unit.bias) + ": " + (sink.message().empty() ? what : sink.message()));
     };
-    // The DIEs are decoded one at a time, in order, with LLVM's DIE decoder: the unit's own DIE
-    // array, which LLVM keeps until the context goes (gigabytes on a kernel), is never filled.
+    // The DIEs are decoded one at a time, in order, abbreviation and values in one pass over
+    // their bytes: LLVM's own DIE extraction would step over the values first, and fill the
+    // unit's DIE array, which LLVM keeps until the context goes (gigabytes on a kernel).
     const llvm::DWARFDataExtractor data = llvmUnit.getDebugInfoExtractor();
     const dw::FormParams params = llvmUnit.getFormParams();
     const uint64_t end = llvmUnit.getNextUnitOffset();
+    const llvm::DWARFAbbreviationDeclarationSet* abbreviations = llvmUnit.getAbbreviations();
     uint64_t offset = llvmUnit.getOffset() + llvmUnit.getHeaderSize();
-    auto pastUnit = [&] {
-        return failure("the DIE at " + hex(joinedOffset(unit.bias, offset)) +
-                       " ends past its unit");
+    const llvm::StringRef strings = llvmUnit.getStringSection();
+    const DieSource source{*this,
+                           llvmUnit,
+                           data,
+                           params,
+                           end,
+                           llvmUnit.getOffset() + unit.bias,
+                           strings.take_front(strings.rfind('\0') + 1)};
+    // The abbreviation of the DIE at `offset`, moved past its code; null for the entry ending a
+    // list, or nothing when LLVM cannot read it (it reports why).
+    auto abbreviationAt =
+        [&](uint64_t& offset) -> std::optional<const llvm::DWARFAbbreviationDeclaration*> {
+        const uint64_t at = offset;
+        if (offset < end) {
+            const uint64_t code = data.getULEB128(&offset);
+            if (code == 0)
+                return nullptr;
+            if (abbreviations && code <= UINT32_MAX)
+                if (const auto* decl = abbreviations->getAbbreviationDeclaration(uint32_t(code)))
+                    return decl;
+        }
+        llvm::DWARFDebugInfoEntry entry; // LLVM's extraction says what is wrong
+        offset = at;
+        entry.extractFast(llvmUnit, &offset, data, end, 0);
+        return std::nullopt;
     };
-    llvm::DWARFDebugInfoEntry root;
-    if (offset < end && !attributesInBounds(llvmUnit, data, offset, end))
-        return pastUnit();
-    if (!root.extractFast(llvmUnit, &offset, data, end, 0) || !root.getAbbreviationDeclarationPtr())
-        return failure("no unit DIE");
-    out.unitOffset = root.getOffset() + unit.bias;
-    out.version = llvmUnit.getVersion();
-    out.addressSize = llvmUnit.getAddressByteSize();
-    out.isPartial = unit.partial;
-    const DieOffset unitStart = llvmUnit.getOffset() + unit.bias;
 
     std::vector<LocationOp> scratchOps;
     DieTreeBuilder tree(out, end - llvmUnit.getOffset());
-    auto keep = [&](const llvm::DWARFDebugInfoEntry& entry, uint32_t parent) {
-        Die& die = tree.add(entry.getOffset() + unit.bias, entry.getTag(), parent);
-        decodeAttributes({*this, llvmUnit, data, params, unitStart}, entry, out, die, scratchOps);
-        return tree.lastIndex();
+    // Reads the DIE whose abbreviation is `decl` into the tree; false when it runs past the unit.
+    auto keep = [&](const llvm::DWARFAbbreviationDeclaration& decl, uint64_t dieOffset,
+                    uint32_t parent) {
+        Die& die = tree.add(dieOffset + unit.bias, decl.getTag(), parent);
+        return decodeAttributes(source, decl, dieOffset, &offset, out, die, scratchOps);
     };
-
-    keep(root, kNoIndex);
+    auto pastUnit = [&](uint64_t dieOffset) {
+        return failure("the DIE at " + hex(joinedOffset(unit.bias, dieOffset)) +
+                       " ends past its unit");
+    };
+    const uint64_t rootOffset = offset;
+    auto rootDecl = abbreviationAt(offset);
+    if (!rootDecl || !*rootDecl)
+        return failure("no unit DIE");
+    if (!keep(**rootDecl, rootOffset, kNoIndex))
+        return pastUnit(rootOffset);
+    out.unitOffset = rootOffset + unit.bias;
+    out.version = llvmUnit.getVersion();
+    out.addressSize = llvmUnit.getAddressByteSize();
+    out.isPartial = unit.partial;
     out.name = out.dies[0].name;
-    const DWARFDie rootDie(&llvmUnit, &root);
-    if (auto language = rootDie.find(dw::DW_AT_language))
-        out.language = static_cast<uint16_t>(unsignedValue(*language).value_or(0));
-    if (auto producer = rootDie.find(dw::DW_AT_producer))
-        if (const char* s = stringValue(*producer))
-            out.producer = s;
-    if (!root.hasChildren())
+    {
+        llvm::DWARFDebugInfoEntry root;
+        uint64_t at = rootOffset;
+        root.extractFast(llvmUnit, &at, data, end, 0);
+        const DWARFDie rootDie(&llvmUnit, &root);
+        if (auto language = rootDie.find(dw::DW_AT_language))
+            out.language = static_cast<uint16_t>(unsignedValue(*language).value_or(0));
+        if (auto producer = rootDie.find(dw::DW_AT_producer))
+            if (const char* s = stringValue(*producer))
+                out.producer = s;
+    }
+    if (!(*rootDecl)->hasChildren())
         return {};
 
     // One level per DIE whose children are being read, ended by a null entry.
@@ -319,26 +351,31 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         uint32_t keptOwner; // nearest kept ancestor (or itself)
         bool skipped;       // nothing below can be needed
     };
-    std::vector<Level> levels{{root.getTag(), 0, false}};
+    std::vector<Level> levels{{(*rootDecl)->getTag(), 0, false}};
     while (!levels.empty()) {
         if (offset >= end)
             break; // some producers leave out the null entries that end the unit
-        llvm::DWARFDebugInfoEntry entry;
-        if (!attributesInBounds(llvmUnit, data, offset, end))
-            return pastUnit();
-        if (!entry.extractFast(llvmUnit, &offset, data, end, 0))
-            return failure("a DIE at " + hex(joinedOffset(unit.bias, offset)) + " cannot be read");
-        if (!entry.getAbbreviationDeclarationPtr()) { // the null entry that ends a list
+        const uint64_t dieOffset = offset;
+        auto decl = abbreviationAt(offset);
+        if (!decl)
+            return failure("a DIE at " + hex(joinedOffset(unit.bias, dieOffset)) +
+                           " cannot be read");
+        if (!*decl) { // the null entry that ends a list
             levels.pop_back();
             continue;
         }
         const Level parent = levels.back();
-        const uint16_t tag = entry.getTag();
+        const uint16_t tag = (*decl)->getTag();
         Visit visit = parent.skipped ? Visit::Skip : classifyDie(tag, parent.tag);
         uint32_t owner = parent.keptOwner;
-        if (visit == Visit::Keep)
-            owner = keep(entry, owner);
-        if (entry.hasChildren())
+        if (visit == Visit::Keep) {
+            if (!keep(**decl, dieOffset, owner))
+                return pastUnit(dieOffset);
+            owner = tree.lastIndex();
+        } else if (!skipAttributes(source, **decl, &offset)) {
+            return pastUnit(dieOffset);
+        }
+        if ((*decl)->hasChildren())
             levels.push_back(
                 {visit == Visit::Descend ? parent.tag : tag, owner, visit == Visit::Skip});
     }
