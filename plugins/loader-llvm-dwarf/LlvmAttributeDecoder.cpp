@@ -36,16 +36,16 @@ FormClass classOf(unsigned form) {
 }
 
 // Steps `*at` over a value of `spec`, of `form` once checked (checkedForm); false when it runs
-// past the unit. A fixed size comes with the abbreviation, without LLVM's skipping, whose
+// past `end`. A fixed size comes with the abbreviation, without LLVM's skipping, whose
 // arguments are copied by value on every call.
 bool skipValue(const DieSource& where,
                const llvm::DWARFAbbreviationDeclaration::AttributeSpec& spec, dw::Form form,
-               uint64_t* at) {
+               uint64_t* at, uint64_t end) {
     if (auto size = spec.getByteSize(where.unit))
         *at += static_cast<uint64_t>(*size);
     else if (!DWARFFormValue::skipValue(form, where.data, at, where.params))
         return false;
-    return *at <= where.end;
+    return *at <= end;
 }
 
 // Reads one DIE's attribute values from their forms and hands them to the rules (DieAttributes,
@@ -304,7 +304,8 @@ bool decodeAttributes(const DieSource& where, const llvm::DWARFAbbreviationDecla
     // LLVM decodes only values inside the unit, with its unit's parameters: gcc assembles those
     // in memory field by field for every call that takes them by value, which stalled store
     // forwarding (a tenth of this reader's time).
-    if (uint64_t valuesEnd = *at; !skipAttributes(where, decl, &valuesEnd))
+    uint64_t valuesEnd = *at;
+    if (!skipAttributes(where, decl, &valuesEnd))
         return false;
     AttributeDecoder decoder{where, out, DieAttributes(out, die, scratchOps), scratchOps};
     // The values the rules use are decoded, the others stepped over (LLVM's attribute iterator
@@ -316,14 +317,24 @@ bool decodeAttributes(const DieSource& where, const llvm::DWARFAbbreviationDecla
                                               spec.Form, spec.getImplicitConstValue()));
             continue;
         }
+        // Checked again, within what the first pass bounded: LLVM may step over a malformed
+        // value otherwise than it decodes it (DW_FORM_LLVM_addrx_offset with a broken LEB128),
+        // and what follows must not be decoded from bytes nothing checked.
         dw::Form form = spec.Form;
-        if (form == dw::DW_FORM_indirect)
-            checkedForm(form, data, at, where.end); // resolves it
-        if (DieAttributes::isUsed(spec.Attr))
-            decoder.decode(spec.Attr, DWARFFormValue::createFromUnit(form, &llvmUnit, at));
-        else
-            skipValue(where, spec, form, at);
+        if (!checkedForm(form, data, at, valuesEnd))
+            return false;
+        if (!DieAttributes::isUsed(spec.Attr)) {
+            if (!skipValue(where, spec, form, at, valuesEnd))
+                return false;
+            continue;
+        }
+        DWARFFormValue value = DWARFFormValue::createFromUnit(form, &llvmUnit, at);
+        if (*at > valuesEnd)
+            return false;
+        decoder.decode(spec.Attr, value);
     }
+    if (*at != valuesEnd)
+        return false;
     if (decoder.rules.needsFirstRange()) {
         // LLVM reads ranges from an extracted DIE, which the decoding above did without.
         llvm::DWARFDebugInfoEntry entry;
@@ -344,8 +355,10 @@ bool decodeAttributes(const DieSource& where, const llvm::DWARFAbbreviationDecla
 bool skipAttributes(const DieSource& where, const llvm::DWARFAbbreviationDeclaration& decl,
                     uint64_t* at) {
     // Most DIEs hold only values of fixed sizes (no block, string or LEB128), which LLVM adds
-    // up with the abbreviation.
-    if (auto fixed = decl.getFixedAttributesByteSize(where.unit)) {
+    // up with the abbreviation, in counters of 8 bits (addresses, offsets) and 16 (bytes): with
+    // 256 attributes or more they may wrap.
+    if (auto fixed = decl.getNumAttributes() < 256 ? decl.getFixedAttributesByteSize(where.unit)
+                                                   : std::nullopt) {
         if (*at > where.end || *fixed > where.end - *at)
             return false;
         *at += *fixed;
@@ -355,7 +368,8 @@ bool skipAttributes(const DieSource& where, const llvm::DWARFAbbreviationDeclara
         if (spec.isImplicitConst())
             continue;
         dw::Form form = spec.Form;
-        if (!checkedForm(form, where.data, at, where.end) || !skipValue(where, spec, form, at))
+        if (!checkedForm(form, where.data, at, where.end) ||
+            !skipValue(where, spec, form, at, where.end))
             return false;
     }
     return true;

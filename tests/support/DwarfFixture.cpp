@@ -236,6 +236,8 @@ private:
     // Written as the form table (btforge/dwarf/Forms.h) lays the form out, as the readers read it.
     void writeValue(const Attribute& a) {
         const Value& v = a.value;
+        if (a.raw)
+            return info_.raw(v.bytes);
         const auto info = writable(a.form) ? dwarf::formInfo(a.form) : std::nullopt;
         using dwarf::FormLayout;
         switch (info ? info->layout : FormLayout::Unsupported) {

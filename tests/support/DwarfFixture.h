@@ -43,6 +43,8 @@ struct Attribute {
     uint16_t form;
     Value value = {};        // none for DW_FORM_flag_present
     uint16_t indirectAs = 0; // for DW_FORM_indirect: the form the DIE names, then the value in it
+    bool raw = false;        // the value's bytes written as they are, whatever the form: malformed
+                             // values, and forms this writer does not know
 };
 
 struct Die {

@@ -585,3 +585,55 @@ TEST_CASE("DWARF fixtures: only the unit DIE says the unit's language") {
         CHECK(findType(g, Kind::Typedef, "t") != ir::kVoidType);
     }
 }
+
+TEST_CASE(
+    "DWARF fixtures: values LLVM would step over otherwise than it decodes them are refused") {
+    // DW_FORM_LLVM_addrx_offset with a LEB128 too long for 64 bits: LLVM's skipping moves 4
+    // bytes on, its decoding stays. The bytes after it then read differently: as a form of 0
+    // for the DW_FORM_indirect that follows (LLVM's decoder would end the process), or as block
+    // lengths that wrap the offset back to the DIE (the reader would read it forever).
+    constexpr uint16_t kAddrxOffset = 0x2001; // DW_FORM_LLVM_addrx_offset
+    const std::vector<uint8_t> tooLong = {0x80, 0x80, 0x80, 0x80};
+    std::vector<uint8_t> formZero = tooLong;
+    formZero.insert(formZero.end(), {0x8b, 0x80, 0x80, 0x80, 0x80, 0x02}); // data1 to a skip
+    Die indirect = {DW_TAG_base_type,
+                    {{DW_AT_name, kAddrxOffset, Bytes{formZero}, 0, true},
+                     {DW_AT_byte_size, DW_FORM_indirect, Bytes{{0x04}}, 0, true}}};
+    std::vector<uint8_t> wrapping = tooLong;
+    wrapping.insert(wrapping.end(),
+                    {0xff, 0x80, 0x80, 0x80, 0x80, 0x7f}); // block1 of 255 to a skip
+    wrapping.resize(4 + 1 + 255);
+    uint64_t back = ~uint64_t{0} - 139; // the decoding's second block: back to the DIE
+    for (size_t at = 129; at < 139; ++at, back >>= 7)
+        wrapping[at] = static_cast<uint8_t>((back & 0x7f) | (at < 138 ? 0x80 : 0));
+    wrapping.push_back(0x00); // the skip's second block: empty
+    Die blocks = {DW_TAG_base_type,
+                  {{DW_AT_name, kAddrxOffset, Bytes{wrapping}, 0, true},
+                   {0x2345, DW_FORM_block1, Bytes{}, 0, true},
+                   {0x2346, DW_FORM_block, Bytes{}, 0, true}}};
+    for (const Die& die : {indirect, blocks}) {
+        for (const std::string& loader : dwarfLoaders()) {
+            CAPTURE(loader);
+            Loaded loaded =
+                loadFixture(loader, unitOf({die, baseType("int", "int", 4, DW_ATE_signed)}, 5));
+            REQUIRE_FALSE(loaded.graph);
+            CHECK(loaded.graph.error().message().find("DIE") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("DWARF fixtures: a DIE of 256 fixed-size values past its unit is refused") {
+    // LLVM adds up an abbreviation's fixed sizes in 8-bit counters of addresses: 256
+    // DW_FORM_addr values count as none, and the DIE would seem to end inside its unit.
+    std::vector<Attribute> attributes = {{DW_AT_byte_size, DW_FORM_data1, 4}};
+    for (uint16_t i = 0; i < 256; ++i)
+        attributes.push_back({static_cast<uint16_t>(0x2345 + i), DW_FORM_addr, Bytes{}, 0, true});
+    attributes.push_back({DW_AT_encoding, DW_FORM_data1, DW_ATE_signed});
+    Fixture f = unitOf({{DW_TAG_base_type, attributes}, baseType("int", "int", 4, DW_ATE_signed)});
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        Loaded loaded = loadFixture(loader, f);
+        REQUIRE_FALSE(loaded.graph);
+        CHECK(loaded.graph.error().message().find("past") != std::string::npos);
+    }
+}
