@@ -3,6 +3,7 @@
 #include "LlvmInputChecks.h"
 
 #include "btforge/dwarf/DwarfSections.h"
+#include "btforge/dwarf/Forms.h"
 
 #include <array>
 #include <cstring>
@@ -250,21 +251,37 @@ std::string relocationProblem(const llvm::object::ObjectFile& object) {
 
 namespace {
 
+// Zero bytes, as many as any value of a fixed size takes: what forms are probed with.
+const llvm::DataExtractor& zeroBytes() {
+    static constexpr char zeros[16] = {};
+    static const llvm::DataExtractor data(llvm::StringRef(zeros, sizeof zeros), true, 8);
+    return data;
+}
+
 // Whether LLVM's value decoder knows `form` (a value of it in zero bytes can be skipped).
 bool knownForm(unsigned form) {
-    static constexpr char zeros[16] = {};
-    const llvm::DataExtractor data(llvm::StringRef(zeros, sizeof zeros), true, 8);
     uint64_t at = 0;
     return form != llvm::dwarf::DW_FORM_indirect &&
-           llvm::DWARFFormValue::skipValue(static_cast<llvm::dwarf::Form>(form), data, &at,
+           llvm::DWARFFormValue::skipValue(static_cast<llvm::dwarf::Form>(form), zeroBytes(), &at,
                                            {5, 8, llvm::dwarf::DWARF32});
 }
 
-// The forms LLVM reads as a length and bytes.
-bool isBlock(llvm::dwarf::Form form) {
-    namespace dw = llvm::dwarf;
-    return form == dw::DW_FORM_block || form == dw::DW_FORM_exprloc || form == dw::DW_FORM_block1 ||
-           form == dw::DW_FORM_block2 || form == dw::DW_FORM_block4;
+// The length of a block value (its bytes follow it), read at `*at`; nothing for the forms the
+// shared form table does not lay out as a block.
+std::optional<uint64_t> blockLength(unsigned form, const llvm::DataExtractor& data, uint64_t* at) {
+    const auto info = formInfo(form);
+    switch (info ? info->layout : FormLayout::Unsupported) {
+    case FormLayout::BlockUleb:
+        return data.getULEB128(at);
+    case FormLayout::Block1:
+        return data.getU8(at);
+    case FormLayout::Block2:
+        return data.getU16(at);
+    case FormLayout::Block4:
+        return data.getU32(at);
+    default:
+        return std::nullopt;
+    }
 }
 
 } // namespace
@@ -273,8 +290,10 @@ namespace detail {
 
 const std::array<bool, 0x30> kPlainStandardForms = [] {
     std::array<bool, 0x30> plain{};
-    for (unsigned form = 0; form < plain.size(); ++form)
-        plain[form] = knownForm(form) && !isBlock(static_cast<llvm::dwarf::Form>(form));
+    for (unsigned form = 0; form < plain.size(); ++form) {
+        uint64_t at = 0;
+        plain[form] = knownForm(form) && !blockLength(form, zeroBytes(), &at);
+    }
     return plain;
 }();
 
@@ -287,25 +306,11 @@ bool checkedOtherForm(llvm::dwarf::Form& form, const llvm::DWARFDataExtractor& d
         form = static_cast<dw::Form>(data.getULEB128(offset));
     if (!knownForm(form))
         return false;
-    uint64_t at = *offset, length = 0;
-    switch (form) {
-    case dw::DW_FORM_block:
-    case dw::DW_FORM_exprloc:
-        length = data.getULEB128(&at);
-        break;
-    case dw::DW_FORM_block1:
-        length = data.getU8(&at);
-        break;
-    case dw::DW_FORM_block2:
-        length = data.getU16(&at);
-        break;
-    case dw::DW_FORM_block4:
-        length = data.getU32(&at);
-        break;
-    default:
+    uint64_t at = *offset;
+    const auto length = blockLength(form, data, &at);
+    if (!length)
         return true;
-    }
-    return at <= end && length <= end - at;
+    return at <= end && *length <= end - at;
 }
 
 } // namespace detail
