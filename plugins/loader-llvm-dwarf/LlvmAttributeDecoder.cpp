@@ -5,6 +5,8 @@
 #include "LlvmInputChecks.h"
 #include "LlvmUnitReader.h"
 
+#include "btforge/support/Hex.h"
+
 #include <array>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLoc.h>
 #include <llvm/DebugInfo/DWARF/DWARFExpression.h>
@@ -373,6 +375,29 @@ bool skipAttributes(const DieSource& where, const llvm::DWARFAbbreviationDeclara
             return false;
     }
     return true;
+}
+
+std::string valuesProblem(const DieSource& where, const llvm::DWARFAbbreviationDeclaration& decl,
+                          uint64_t at) {
+    for (const auto& spec : decl.attributes()) {
+        if (spec.isImplicitConst())
+            continue;
+        const std::string attribute = "attribute " + hex(spec.Attr);
+        dw::Form form = spec.Form;
+        uint64_t next = at;
+        while (form == dw::DW_FORM_indirect && next < where.end)
+            form = static_cast<dw::Form>(where.data.getULEB128(&next));
+        if (!knownForm(form))
+            return attribute + " has an unknown form " + hex(form);
+        next = at;
+        form = spec.Form;
+        if (!checkedForm(form, where.data, &next, where.end) ||
+            !skipValue(where, spec, form, &next, where.end))
+            return attribute + " runs past the end of the unit";
+        at = next;
+    }
+    // Every value steps inside the unit: one was decoded to another length than it steps over.
+    return "a malformed value: LLVM decodes it to another length than it steps over";
 }
 
 } // namespace btforge::dwarf

@@ -11,6 +11,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace btforge::dwarf {
@@ -41,6 +42,12 @@ bool decodeAttributes(const DieSource& where, const llvm::DWARFAbbreviationDecla
 // the unit.
 bool skipAttributes(const DieSource& where, const llvm::DWARFAbbreviationDeclaration& decl,
                     uint64_t* at);
+
+// What is wrong with the values of a DIE (abbreviation `decl`, values at `at`) that
+// decodeAttributes or skipAttributes refused: which attribute has an unknown form or runs past
+// the unit, as the libdw reader words it.
+std::string valuesProblem(const DieSource& where, const llvm::DWARFAbbreviationDeclaration& decl,
+                          uint64_t at);
 
 // A constant as libdw's dwarf_formudata reads it: the signed forms as their bits.
 std::optional<uint64_t> unsignedValue(const llvm::DWARFFormValue& value);

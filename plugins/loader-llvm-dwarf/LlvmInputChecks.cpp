@@ -258,14 +258,6 @@ const llvm::DataExtractor& zeroBytes() {
     return data;
 }
 
-// Whether LLVM's value decoder knows `form` (a value of it in zero bytes can be skipped).
-bool knownForm(unsigned form) {
-    uint64_t at = 0;
-    return form != llvm::dwarf::DW_FORM_indirect &&
-           llvm::DWARFFormValue::skipValue(static_cast<llvm::dwarf::Form>(form), zeroBytes(), &at,
-                                           {5, 8, llvm::dwarf::DWARF32});
-}
-
 // The length of a block value (its bytes follow it), read at `*at`; nothing for the forms the
 // shared form table does not lay out as a block.
 std::optional<uint64_t> blockLength(unsigned form, const llvm::DataExtractor& data, uint64_t* at) {
@@ -285,6 +277,14 @@ std::optional<uint64_t> blockLength(unsigned form, const llvm::DataExtractor& da
 }
 
 } // namespace
+
+// A value of a form LLVM knows can be skipped in zero bytes.
+bool knownForm(unsigned form) {
+    uint64_t at = 0;
+    return form != llvm::dwarf::DW_FORM_indirect &&
+           llvm::DWARFFormValue::skipValue(static_cast<llvm::dwarf::Form>(form), zeroBytes(), &at,
+                                           {5, 8, llvm::dwarf::DWARF32});
+}
 
 namespace detail {
 

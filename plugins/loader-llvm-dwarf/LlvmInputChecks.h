@@ -23,6 +23,9 @@ std::string compressionProblem(const llvm::object::ObjectFile& object);
 // has none. Claimed sizes must have passed compressionProblem.
 llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>>
 inflateGnuSections(const llvm::object::ObjectFile& object);
+// Whether LLVM's value decoder knows `form` (on one it does not, it ends the process).
+bool knownForm(unsigned form);
+
 namespace detail {
 // By standard form: whether LLVM decodes its values without checks here (it knows the form, which
 // is neither a block nor DW_FORM_indirect).

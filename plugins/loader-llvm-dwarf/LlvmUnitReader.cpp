@@ -316,16 +316,18 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         Die& die = tree.add(dieOffset + unit.bias, decl.getTag(), parent);
         return decodeAttributes(source, decl, dieOffset, &offset, out, die, scratchOps);
     };
-    auto pastUnit = [&](uint64_t dieOffset) {
-        return failure("the DIE at " + hex(joinedOffset(unit.bias, dieOffset)) +
-                       " ends past its unit");
+    // Said only once reading failed: which value is wrong, found by stepping over them again.
+    auto badValues = [&](const llvm::DWARFAbbreviationDeclaration& decl, uint64_t dieOffset,
+                         uint64_t valuesAt) {
+        return failure("the DIE at " + hex(joinedOffset(unit.bias, dieOffset)) + ": " +
+                       valuesProblem(source, decl, valuesAt));
     };
     const uint64_t rootOffset = offset;
     auto rootDecl = abbreviationAt(offset);
     if (!rootDecl || !*rootDecl)
         return failure("no unit DIE");
-    if (!keep(**rootDecl, rootOffset, kNoIndex))
-        return pastUnit(rootOffset);
+    if (const uint64_t valuesAt = offset; !keep(**rootDecl, rootOffset, kNoIndex))
+        return badValues(**rootDecl, rootOffset, valuesAt);
     out.unitOffset = rootOffset + unit.bias;
     out.version = llvmUnit.getVersion();
     out.addressSize = llvmUnit.getAddressByteSize();
@@ -368,12 +370,13 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
         const uint16_t tag = (*decl)->getTag();
         Visit visit = parent.skipped ? Visit::Skip : classifyDie(tag, parent.tag);
         uint32_t owner = parent.keptOwner;
+        const uint64_t valuesAt = offset;
         if (visit == Visit::Keep) {
             if (!keep(**decl, dieOffset, owner))
-                return pastUnit(dieOffset);
+                return badValues(**decl, dieOffset, valuesAt);
             owner = tree.lastIndex();
         } else if (!skipAttributes(source, **decl, &offset)) {
-            return pastUnit(dieOffset);
+            return badValues(**decl, dieOffset, valuesAt);
         }
         if ((*decl)->hasChildren())
             levels.push_back(

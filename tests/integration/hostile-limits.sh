@@ -202,7 +202,7 @@ block_length() {
     # The base type's first attribute, DW_AT_byte_size, read as a 4-byte block length takes the
     # DIE's next bytes (encoding, "in"): far past the unit.
     "$DWARF_PATCH" "$work/program.o" form 0x24 0x04
-    expect_error "$work/program.o" "DIE (at )?0x[0-9a-f]+:? .*(run|ends) past (the end of )?(the|its) unit"
+    expect_error "$work/program.o" "DIE (at )?0x[0-9a-f]+:? .*(runs?|ends) past (the end of )?(the|its) unit"
 }
 
 case "$case_name" in

@@ -637,3 +637,23 @@ TEST_CASE("DWARF fixtures: a DIE of 256 fixed-size values past its unit is refus
         CHECK(loaded.graph.error().message().find("past") != std::string::npos);
     }
 }
+
+TEST_CASE("DWARF fixtures: both readers say which attribute has a form they do not know") {
+    // Form 0x1f99 is in no DWARF version nor vendor range either reader knows: its value's size
+    // is unknown, so nothing after it can be read.
+    for (const bool kept : {true, false}) {
+        // A base type is kept (decoded), a label skipped (stepped over): both paths say it.
+        Die die = {static_cast<uint16_t>(kept ? DW_TAG_base_type : DW_TAG_label),
+                   {{DW_AT_name, 0x1f99, Bytes{{'x', 0}}, 0, true}}};
+        for (const std::string& loader : dwarfLoaders()) {
+            CAPTURE(loader);
+            CAPTURE(kept);
+            Loaded loaded =
+                loadFixture(loader, unitOf({die, baseType("int", "int", 4, DW_ATE_signed)}, 5));
+            REQUIRE_FALSE(loaded.graph);
+            const std::string message = loaded.graph.error().message();
+            CAPTURE(message);
+            CHECK(message.find("attribute 0x3 has an unknown form 0x1f99") != std::string::npos);
+        }
+    }
+}
