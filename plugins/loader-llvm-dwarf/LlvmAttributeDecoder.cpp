@@ -383,18 +383,12 @@ std::string valuesProblem(const DieSource& where, const llvm::DWARFAbbreviationD
         if (spec.isImplicitConst())
             continue;
         const std::string attribute = "attribute " + hex(spec.Attr);
-        dw::Form form = spec.Form;
-        uint64_t next = at;
-        while (form == dw::DW_FORM_indirect && next < where.end)
-            form = static_cast<dw::Form>(where.data.getULEB128(&next));
-        if (!knownForm(form))
-            return attribute + " has an unknown form " + hex(form);
-        next = at;
-        form = spec.Form;
-        if (!checkedForm(form, where.data, &next, where.end) ||
-            !skipValue(where, spec, form, &next, where.end))
-            return attribute + " runs past the end of the unit";
-        at = next;
+        const std::string pastUnit = attribute + " runs past the end of the unit";
+        dw::Form form = spec.Form; // checkedForm resolves DW_FORM_indirect into it
+        if (!checkedForm(form, where.data, &at, where.end))
+            return knownForm(form) ? pastUnit : attribute + " has an unknown form " + hex(form);
+        if (!skipValue(where, spec, form, &at, where.end))
+            return pastUnit;
     }
     // Every value steps inside the unit: one was decoded to another length than it steps over.
     return "a malformed value: LLVM decodes it to another length than it steps over";
