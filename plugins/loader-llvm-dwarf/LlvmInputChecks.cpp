@@ -13,6 +13,7 @@
 #include <llvm/Object/RelocationResolver.h>
 #include <llvm/Support/Compression.h>
 #include <llvm/Support/Endian.h>
+#include <optional>
 #include <span>
 
 namespace btforge::dwarf {
@@ -48,12 +49,18 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
             return llvm::toString(symbols.takeError());
         // Relocations of debug sections must be ones LLVM applies, at most two at an offset.
         std::string target;
+        // Bytes a relocation may patch; unknown for a compressed target (its size is the
+        // compressed one), whose relocations apply to the bytes it inflates to.
+        std::optional<uint64_t> targetSize;
         if (section.sh_info < sections->size()) {
-            auto name = file.getSectionName((*sections)[section.sh_info]);
+            const auto& patched = (*sections)[section.sh_info];
+            auto name = file.getSectionName(patched);
             if (name)
                 target = name->str();
             else
                 llvm::consumeError(name.takeError());
+            if (!(patched.sh_flags & llvm::ELF::SHF_COMPRESSED) && !target.starts_with(".zdebug"))
+                targetSize = patched.sh_size;
         }
         const bool debug = target.starts_with(".debug") || target.starts_with(".zdebug");
         std::unordered_map<uint64_t, uint8_t> atOffset;
@@ -75,6 +82,11 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
                     return "relocation type " + file.getRelocationTypeName(type).str() +
                            " in the relocations of " + target +
                            " is not one LLVM's DWARF reader applies";
+                // LLVM skips one it cannot place: the value there would be read unrelocated.
+                if (targetSize && relocation.r_offset >= *targetSize)
+                    return "a relocation at offset " + std::to_string(relocation.r_offset) +
+                           " lies past the end of " + target + " (" +
+                           std::to_string(*targetSize) + " bytes)";
                 if (++atOffset[relocation.r_offset] > 2)
                     return "more than two relocations at offset " +
                            std::to_string(relocation.r_offset) + " of " + target;
