@@ -85,8 +85,8 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
                 // LLVM skips one it cannot place: the value there would be read unrelocated.
                 if (targetSize && relocation.r_offset >= *targetSize)
                     return "a relocation at offset " + std::to_string(relocation.r_offset) +
-                           " lies past the end of " + target + " (" +
-                           std::to_string(*targetSize) + " bytes)";
+                           " lies past the end of " + target + " (" + std::to_string(*targetSize) +
+                           " bytes)";
                 if (++atOffset[relocation.r_offset] > 2)
                     return "more than two relocations at offset " +
                            std::to_string(relocation.r_offset) + " of " + target;
