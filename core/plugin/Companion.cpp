@@ -16,9 +16,12 @@ Expected<const void*> companionSymbol(const void* anchor, const std::string& fil
     void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     const char* problem = module ? nullptr : dlerror();
     const void* address = module ? dlsym(module, symbol) : nullptr;
-    if (!address)
+    if (!address) {
+        if (module)
+            dlclose(module); // of no use without its entry point
         return Error::io(user + ": cannot load its companion " + path + " (" +
                          (problem ? problem : "no entry point") + ")");
+    }
     return address;
 }
 
