@@ -1,5 +1,7 @@
 #include "amend/GlobalVariables.h"
 
+#include "support/Identifier.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -11,18 +13,6 @@ namespace {
 
 using ir::Kind;
 using ir::TypeId;
-
-// BTF_KIND_VAR names pass the kernel's identifier check: [A-Za-z_][A-Za-z0-9_]* (GCC's static
-// locals, `count.0`, do not).
-bool isIdentifier(std::string_view name) {
-    auto alpha = [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    };
-    if (name.empty() || !alpha(name.front()))
-        return false;
-    return std::all_of(name.begin(), name.end(),
-                       [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
-}
 
 // The first INT (base included) of one of these names, in order of preference, of `size` bytes
 // and unsigned; kVoidType when there is none.
@@ -81,8 +71,10 @@ uint32_t addGlobalVariables(ir::TypeGraph& graph, const elf::ElfSymbolTable& sym
         if (!section.allocated)
             continue;
         for (const elf::ElfObject& o : symbols.objectsIn(section.index)) {
-            if (o.size == 0 || elf::isCompilerGeneratedObject(o.name) || !isIdentifier(o.name) ||
-                varNames.contains(std::string(o.name)))
+            // VAR names pass the kernel's identifier check (GCC's static locals, `count.0`,
+            // do not).
+            if (o.size == 0 || elf::isCompilerGeneratedObject(o.name) ||
+                !support::isIdentifier(o.name) || varNames.contains(std::string(o.name)))
                 continue;
             if (!symbols.isRelocatable() && o.address < section.address)
                 continue;

@@ -5,12 +5,13 @@
 #include "dwarf/UnitMapper.h"
 
 #include "DieIndex.h"
+#include "support/Identifier.h"
+#include "support/Prefetch.h"
 
 #include "btforge/btf/BtfFormat.h"
 #include "btforge/dwarf/LoaderOptions.h"
 
 #include <algorithm>
-#include <array>
 #include <dwarf.h>
 #include <optional>
 #include <string>
@@ -59,23 +60,8 @@ namespace {
 // shorter than its KSYM_NAME_LEN (128 before Linux 6.1).
 constexpr size_t kMaxNameLength = 127;
 
-constexpr bool isIdentifierStart(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-// Which bytes may follow the first of an identifier: one lookup per byte of every name.
-constexpr auto kIdentifierChars = [] {
-    std::array<bool, 256> table{};
-    for (int c = 0; c < 256; ++c)
-        table[c] = isIdentifierStart(static_cast<char>(c)) || (c >= '0' && c <= '9');
-    return table;
-}();
-
 bool isIdentifier(std::string_view name) {
-    if (name.empty() || name.size() > kMaxNameLength || !isIdentifierStart(name[0]))
-        return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char c) { return kIdentifierChars[static_cast<unsigned char>(c)]; });
+    return name.size() <= kMaxNameLength && support::isIdentifier(name);
 }
 
 bool isAnnotation(const Die& die) {
@@ -101,6 +87,7 @@ public:
             unit_.dies.begin(), unit_.dies.end(), [](const Die& d) { return !d.name.empty(); })));
         reserveTypes();
         for (uint32_t i = 0; i < n; ++i) {
+            prefetchName(i + kNamesAhead);
             if (shape_[i] == Shape::Type)
                 fillType(i);
         }
@@ -122,6 +109,15 @@ public:
     }
 
 private:
+    // A name's first byte was read when its unit was, and is out of the nearer caches by the
+    // time it is mapped: types and members are mapped in DIE order, so DIEs a few places
+    // ahead are next.
+    static constexpr uint32_t kNamesAhead = 6;
+    void prefetchName(uint32_t index) const {
+        if (index < unit_.dies.size())
+            prefetch(unit_.dies[index].name.data());
+    }
+
     // --- pass 1: one id per type DIE, so references can point forward ---
     void reserveTypes() {
         for (uint32_t i = 0; i < unit_.dies.size(); ++i) {
@@ -257,7 +253,7 @@ private:
         std::string fixed = digitFirst ? "_" : "";
         fixed += name.substr(0, kMaxNameLength - fixed.size());
         for (char& c : fixed) {
-            if (!isIdentifierStart(c) && !(c >= '0' && c <= '9'))
+            if (!support::isIdentifierChar(c))
                 c = '_';
         }
         return intern(fixed);
@@ -381,6 +377,7 @@ private:
             // Static data members are declarations of variables, not part of the layout.
             if (child.tag != DW_TAG_member || child.has(kDeclaration) || child.has(kExternal))
                 return;
+            prefetchName(c + kNamesAhead);
             members_.push_back(member(child));
             memberDies_.push_back(c);
         });

@@ -95,12 +95,12 @@ void StringPool::ownText() {
     }
 }
 
-std::optional<StrId> StringPool::findLocal(std::string_view s, uint32_t hash) const {
+StrId StringPool::findLocal(std::string_view s, uint32_t hash) const {
     const size_t mask = table_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         const Slot slot = table_[i];
         if (slot.local == 0)
-            return std::nullopt;
+            return kAbsent;
         const StrId local = slot.local - 1;
         // Every string is NUL-terminated inside text_, so the bounds check keeps memcmp inside.
         if (slot.hash == hash && local + s.size() < text_.size() &&
@@ -110,9 +110,9 @@ std::optional<StrId> StringPool::findLocal(std::string_view s, uint32_t hash) co
     }
 }
 
-std::optional<StrId> StringPool::findHashed(std::string_view s, uint32_t hash) const {
+StrId StringPool::findHashed(std::string_view s, uint32_t hash) const {
     if (base_) {
-        if (auto id = base_->findHashed(s, hash))
+        if (StrId id = base_->findHashed(s, hash); id != kAbsent)
             return id;
     }
     return findLocal(s, hash);
@@ -122,7 +122,8 @@ std::optional<StrId> StringPool::find(std::string_view s) const {
     s = cutAtNul(s);
     if (s.empty())
         return kNoName;
-    return findHashed(s, hashString(s));
+    const StrId id = findHashed(s, hashString(s));
+    return id != kAbsent ? std::optional(id) : std::nullopt;
 }
 
 void StringPool::insertSlot(StrId local, uint32_t hash) {
@@ -169,8 +170,8 @@ StrId StringPool::intern(std::string_view s) {
 }
 
 StrId StringPool::internHashed(std::string_view s, uint32_t hash) {
-    if (auto id = findHashed(s, hash))
-        return *id;
+    if (StrId id = findHashed(s, hash); id != kAbsent)
+        return id;
     ownText();
     auto local = static_cast<StrId>(bytes_.size());
     bytes_.insert(bytes_.end(), s.begin(), s.end());

@@ -73,9 +73,11 @@ public:
 
 private:
     friend struct ImageAccess; // base images (BaseImage.h) read and write the storage
-    // `s` holds no NUL and is not empty; `hash` is hashString(s). Here or in the base.
-    std::optional<StrId> findHashed(std::string_view s, uint32_t hash) const;
-    std::optional<StrId> findLocal(std::string_view s, uint32_t hash) const;
+    // `s` holds no NUL and is not empty; `hash` is hashString(s). Here or in the base; kAbsent
+    // if in neither (a plain id: an optional returned through memory stalled every lookup).
+    static constexpr StrId kAbsent = UINT32_MAX;
+    StrId findHashed(std::string_view s, uint32_t hash) const;
+    StrId findLocal(std::string_view s, uint32_t hash) const;
     // `s` holds no NUL and is not empty; `hash` is hashString(s).
     StrId internHashed(std::string_view s, uint32_t hash);
     void insertSlot(StrId local, uint32_t hash);
