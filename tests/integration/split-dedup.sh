@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # split-dedup.sh VMLINUX MODULE: btforge's dedup of a module's split BTF equals libbpf's
 # btf__dedup (what pahole uses) of the same types: btforge writes the module's types without
-# dedup (--no-dedup) over vmlinux's .BTF, libbpf deduplicates them against that base, and the
-# result must equal btforge's own output by meaning (btforge diff: every named type, FUNC and
-# DATASEC, anonymous types where they are used) and in type count. A FUNC or DECL_TAG the base
-# already has is the base's, for both.
+# dedup (--no-dedup) over vmlinux's .BTF (below: or a base btforge writes), libbpf deduplicates
+# them against that base, and the result must equal btforge's own output by meaning (btforge
+# diff: every named type, FUNC and DATASEC, anonymous types where they are used) and in type
+# count. A FUNC or DECL_TAG the base already has is the base's, for both.
 source "$(dirname "$0")/lib.sh"
 vmlinux=$1 module=$2
 require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
 require_file "$module" "fetch it with scripts/fetch-debian-kernel.sh"
-# A kernel built without BTF (Debian's s390x) gets a base from btforge: what is compared is the
-# module's dedup over a base both sides share, whoever wrote it.
+# A kernel built without BTF (Debian's s390x): what is compared is the module's dedup over a base
+# both sides share, whoever wrote it.
 if ! section_bytes "$vmlinux" .BTF "$work/base.btf"; then
     "$BTFORGE" --quiet convert "$vmlinux" -o "$work/base.btf"
 fi
