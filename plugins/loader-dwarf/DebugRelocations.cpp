@@ -7,6 +7,7 @@
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 namespace btforge::dwarf {
 namespace {
@@ -41,7 +42,8 @@ constexpr KnownRelocation kKnownRelocations[] = {
     {EM_RISCV, R_RISCV_SET8, 1, 0},      {EM_RISCV, R_RISCV_ADD64, 8, 1},
     {EM_RISCV, R_RISCV_SUB64, 8, -1},    {EM_RISCV, R_RISCV_ADD32, 4, 1},
     {EM_RISCV, R_RISCV_SUB32, 4, -1},    {EM_RISCV, R_RISCV_ADD16, 2, 1},
-    {EM_RISCV, R_RISCV_SUB16, 2, -1},
+    {EM_RISCV, R_RISCV_SUB16, 2, -1},    {EM_MIPS, R_MIPS_32, 4, 0},
+    {EM_MIPS, R_MIPS_64, 8, 0},
 };
 
 // A relocated field of `width` bytes in the file's byte order; `swap` when it is not the host's.
@@ -107,20 +109,57 @@ template <class T> size_t entryCount(const Elf_Data* data) {
     return data && data->d_buf ? data->d_size / sizeof(T) : 0;
 }
 
+// A relocation entry's fields, whatever the class and machine.
+struct Entry {
+    uint64_t offset = 0;
+    unsigned symbol = 0;
+    unsigned type = 0;
+    uint64_t addend = 0;
+};
+
 struct ElfClass32 {
     using Rel = Elf32_Rel;
     using Rela = Elf32_Rela;
     using Sym = Elf32_Sym;
-    static unsigned type(Elf32_Word info) { return ELF32_R_TYPE(info); }
-    static unsigned symbol(Elf32_Word info) { return ELF32_R_SYM(info); }
+    static Entry decode(const Rel& r) {
+        return {r.r_offset, ELF32_R_SYM(r.r_info), ELF32_R_TYPE(r.r_info)};
+    }
+    static Entry decode(const Rela& r) {
+        return {r.r_offset, ELF32_R_SYM(r.r_info), ELF32_R_TYPE(r.r_info),
+                uint64_t(int64_t(r.r_addend))};
+    }
 };
 
 struct ElfClass64 {
     using Rel = Elf64_Rel;
     using Rela = Elf64_Rela;
     using Sym = Elf64_Sym;
-    static unsigned type(Elf64_Xword info) { return ELF64_R_TYPE(info); }
-    static unsigned symbol(Elf64_Xword info) { return ELF64_R_SYM(info); }
+    static Entry decode(const Rel& r) {
+        return {r.r_offset, unsigned(ELF64_R_SYM(r.r_info)), unsigned(ELF64_R_TYPE(r.r_info))};
+    }
+    static Entry decode(const Rela& r) {
+        return {r.r_offset, unsigned(ELF64_R_SYM(r.r_info)), unsigned(ELF64_R_TYPE(r.r_info)),
+                uint64_t(r.r_addend)};
+    }
+};
+
+// 64-bit MIPS's r_info is not one 64-bit number: it is a 32-bit symbol index in the file's byte
+// order, then four single bytes (a special symbol, the third, second and first type), which
+// libelf (elfutils 0.188) would swap as a number. So these entries are decoded from the file's
+// bytes: offset, info, then (RELA) the addend, 8 bytes each. A type composed with others is left
+// to libdwfl.
+struct Mips64Entries {
+    static constexpr size_t kFieldBytes = 8;
+    static Entry decode(const uint8_t* at, bool rela, bool swap) {
+        Entry e;
+        e.offset = load(at, 8, swap);
+        e.symbol = static_cast<unsigned>(load(at + 8, 4, swap));
+        const uint8_t type3 = at[13], type2 = at[14];
+        e.type = type2 == R_MIPS_NONE && type3 == R_MIPS_NONE ? at[15] : kComposed;
+        e.addend = rela ? load(at + 16, 8, swap) : 0;
+        return e;
+    }
+    static constexpr unsigned kComposed = ~0u; // no type of the table
 };
 
 // Whether the file bytes [offset, offset + size) overlap the ELF header or a header table, which
@@ -216,16 +255,19 @@ public:
         if (!data || !data->d_buf || !relocations)
             return false;
         std::span<uint8_t> bytes(static_cast<uint8_t*>(data->d_buf), data->d_size);
-        if (shdr.sh_type == SHT_RELA) {
+        const bool rela = shdr.sh_type == SHT_RELA;
+        if (std::is_same_v<Class, ElfClass64> && ehdr_.e_machine == EM_MIPS)
+            return applyMips64(bytes, scn, rela);
+        if (rela) {
             for (size_t i = 0, n = entryCount<typename Class::Rela>(relocations); i < n; ++i) {
-                auto r = entry<typename Class::Rela>(relocations, i);
-                if (!relocate<Class>(bytes, r.r_offset, r.r_info, uint64_t(r.r_addend), false))
+                if (!relocate<Class>(
+                        bytes, Class::decode(entry<typename Class::Rela>(relocations, i)), false))
                     return false;
             }
         } else {
             for (size_t i = 0, n = entryCount<typename Class::Rel>(relocations); i < n; ++i) {
-                auto r = entry<typename Class::Rel>(relocations, i);
-                if (!relocate<Class>(bytes, r.r_offset, r.r_info, 0, true))
+                if (!relocate<Class>(
+                        bytes, Class::decode(entry<typename Class::Rel>(relocations, i)), true))
                     return false;
             }
         }
@@ -233,12 +275,26 @@ public:
     }
 
 private:
-    // Stores symbol + addend at `offset` (RELA; a label difference adds or subtracts it), or
-    // adds the symbol to what is there (REL).
+    bool applyMips64(std::span<uint8_t> bytes, Elf_Scn* scn, bool rela) {
+        const Elf_Data* raw = elf_rawdata(scn, nullptr);
+        if (!raw || !raw->d_buf)
+            return false;
+        const size_t size = (rela ? 3 : 2) * Mips64Entries::kFieldBytes;
+        const auto* at = static_cast<const uint8_t*>(raw->d_buf);
+        for (size_t i = 0, n = raw->d_size / size; i < n; ++i) {
+            if (!relocate<ElfClass64>(bytes, Mips64Entries::decode(at + i * size, rela, swap_),
+                                      !rela))
+                return false;
+        }
+        return true;
+    }
+
+    // Stores symbol + addend at the entry's offset (RELA; a label difference adds or subtracts
+    // it), or adds the symbol to what is there (REL).
     template <class Class>
-    bool relocate(std::span<uint8_t> bytes, uint64_t offset, uint64_t info, uint64_t addend,
-                  bool inPlaceAddend) {
-        const unsigned type = Class::type(info);
+    bool relocate(std::span<uint8_t> bytes, const Entry& r, bool inPlaceAddend) {
+        const unsigned type = r.type;
+        const uint64_t offset = r.offset;
         if (type == 0)
             return true; // R_*_NONE: left where a discarded section was referred to
         if (type >= kinds_.size() || kinds_[type].width == 0)
@@ -247,8 +303,9 @@ private:
         const int sign = kinds_[type].sign;
         if ((sign != 0 && inPlaceAddend) || offset > bytes.size() || bytes.size() - offset < width)
             return false;
+        const uint64_t addend = r.addend;
         uint64_t value = 0;
-        if (const unsigned index = Class::symbol(info); index != STN_UNDEF) {
+        if (const unsigned index = r.symbol; index != STN_UNDEF) {
             if (index >= entryCount<typename Class::Sym>(symbols_))
                 return false;
             auto symbol = entry<typename Class::Sym>(symbols_, index);

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # cross-program.sh TARGET SRCDIR: the rules of dwarf-program.sh on the DWARF test program
 # (SRCDIR = tests/inputs/dwarf) cross-compiled at test time for TARGET (aarch64, s390x, arm,
-# i686, ppc64le, riscv64, loongarch64) by Debian's cross gcc and by clang-19 --target: DWARF 4
-# and 5, -O0 and -O2 (and gcc DWARF 3 on s390x, whose DW_AT_bit_offset counts from the MSB), as
-# an executable and as the same units linked with -r. For every build:
+# i686, ppc64le, riscv64, loongarch64, mips64el, mips64, mipsel) by Debian's cross gcc and by
+# clang-19 --target: DWARF 4 and 5, -O0 and -O2 (and gcc DWARF 3 on s390x, whose
+# DW_AT_bit_offset counts from the MSB), as an executable and as the same units linked with -r.
+# For every build:
 #  - libbpf parses the BTF (and the kernel here accepts it for 64-bit little-endian targets);
 #  - every test struct's layout equals what the compiler says: the program, run under
-#    qemu-user, prints it with offsetof/sizeof/bit scans (loongarch64 has no libc in Debian:
-#    there clang builds objects with no C library, and pahole is the only layout oracle);
+#    qemu-user, prints it with offsetof/sizeof/bit scans (loongarch64 has no libc in Debian, and
+#    scripts/install-deps.sh installs no MIPS one: there clang builds objects with no C library,
+#    and pahole is the only layout oracle);
 #  - named STRUCT/UNION/ENUM/ENUM64/TYPEDEF/FWD/INT/FLOAT, the per-CPU VARs and their DATASEC
 #    equal what Debian's pahole writes for the same file, in the same byte order (the input's);
 #  - same_helper never gives two FUNCs; clashing_helper (two prototypes) none, with its reason
@@ -34,6 +36,10 @@ ppc64le) triple=powerpc64le-linux-gnu qemu=ppc64le ;;
 # binutils 2.40 cannot link clang 19's DWARF 5 on riscv64 (R_RISCV_SET_ULEB128): lld can.
 riscv64) triple=riscv64-linux-gnu qemu=riscv64 clang_flags=(-fuse-ld=lld-19) ;;
 loongarch64) triple=loongarch64-linux-gnu qemu="" ;;
+# 64-bit MIPS's relocations have an r_info of their own; big-endian and 32-bit (REL) beside it.
+mips64el) triple=mips64el-linux-gnuabi64 qemu="" ;;
+mips64) triple=mips64-linux-gnuabi64 qemu="" ;;
+mipsel) triple=mipsel-linux-gnu qemu="" ;;
 *) fail "unknown target '$target'" ;;
 esac
 sysroot=/usr/$triple
@@ -47,7 +53,7 @@ else
     command -v "qemu-$qemu" > /dev/null || skip "qemu-$qemu is not installed (scripts/install-deps.sh)"
 fi
 command -v clang-19 > /dev/null || skip "clang-19 is not installed"
-if [ "$target" = riscv64 ] || [ "$target" = loongarch64 ]; then
+if [ "$target" = riscv64 ] || [ -z "$qemu" ]; then
     command -v ld.lld-19 > /dev/null || skip "lld-19 is not installed (scripts/install-deps.sh)"
 fi
 command -v pahole > /dev/null || skip "pahole is not installed (scripts/install-deps.sh)"
@@ -241,27 +247,19 @@ for cc in $compilers; do
                 [ "$verdict" = 0 ] || [ "$verdict" = "$SKIP" ] || problem "$name: the kernel rejects the BTF"
             fi
 
-            # elfutils 0.188 cannot relocate loongarch objects: the libdw loader relocates
-            # their plain absolute types itself; were there others, it would say it cannot, and
-            # the llvm-dwarf loader reads them (a documented limit).
-            loader=()
+            # elfutils 0.188 cannot relocate loongarch nor MIPS objects: the libdw loader
+            # relocates what compilers write for DWARF there itself.
             if ! "$BTFORGE" --quiet convert "$work/$name.o" -o "$work/$name.o.btf" 2> "$work/err"; then
-                if ! grep -q 'no support library found for machine' "$work/err" ||
-                    ! "$BTFORGE" --quiet convert -f llvm-dwarf "$work/$name.o" \
-                        -o "$work/$name.o.btf" 2> "$work/err"; then
-                    problem "$name.o: btforge cannot convert it"
-                    cat "$work/err" >&2
-                    continue
-                fi
-                echo "known limit: $name.o: libdw cannot relocate it; read with -f llvm-dwarf"
-                loader=(-f llvm-dwarf)
+                problem "$name.o: btforge cannot convert it"
+                cat "$work/err" >&2
+                continue
             fi
             "$BTF_ORACLE" parse "$work/$name.o.btf" > /dev/null ||
                 problem "$name.o: libbpf rejects the BTF"
             dump "$work/$name.o.btf" "$work/object.txt"
             percpu "$name"
             [ -z "$qemu" ] || pahole_equal "$work/$name.o" "$work/$name.o.btf"
-            [ ${#loader[@]} != 0 ] || readers "$work/$name.o"
+            readers "$work/$name.o"
         done
     done
 done

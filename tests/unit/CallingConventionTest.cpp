@@ -46,6 +46,7 @@ TEST_CASE("integer arguments take each target's argument registers in order") {
     CHECK(assign(EM_PPC64, 8, {kLong, kInt}) == std::vector<int>{3, 4});
     CHECK(assign(EM_RISCV, 8, {kLong, kLong}) == std::vector<int>{10, 11});
     CHECK(assign(EM_LOONGARCH, 8, {kLong, kLong}) == std::vector<int>{4, 5});
+    CHECK(assign(EM_MIPS, 8, {kLong, kInt}) == std::vector<int>{4, 5}); // n64: $a0, $a1
     CHECK(assign(EM_386, 4, {kInt, kInt, kInt, kInt}) == std::vector<int>{0, 2, 1, -1});
     CHECK(assign(EM_ARM, 4, {kInt, kInt, kInt, kInt, kInt}) == std::vector<int>{0, 1, 2, 3, -1});
 }
@@ -71,10 +72,13 @@ TEST_CASE("aggregates and floating-point values as each ABI passes them") {
     CHECK(assign(EM_386, 4, {odd, kInt}) == std::vector<int>{-1, 0}); // on the stack
     CHECK(assign(EM_X86_64, 8, {kDouble, kLong}) == std::vector<int>{-1, 5});
     CHECK(assign(EM_PPC64, 8, {kDouble, kLong}) == std::vector<int>{-1, 4}); // takes a slot
+    // n64: an aggregate in the next registers while they last; a double in $f12 takes $a0's slot.
+    CHECK(assign(EM_MIPS, 8, {big, kLong}) == std::vector<int>{4, 7});
+    CHECK(assign(EM_MIPS, 8, {kDouble, kLong}) == std::vector<int>{-1, 5});
 }
 
 TEST_CASE("targets without a known convention are not checked") {
-    CHECK(callingConventionOf(target(EM_MIPS, 8)) == nullptr);
+    CHECK(callingConventionOf(target(EM_MIPS, 4)) == nullptr);   // o32 or n32: not modelled
     CHECK(callingConventionOf(target(EM_X86_64, 4)) == nullptr); // x32
     CHECK(callingConventionOf(target(0, 8)) == nullptr);
 }

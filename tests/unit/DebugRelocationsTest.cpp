@@ -31,6 +31,7 @@ struct Relocation {
     uint32_t symbol;
     uint32_t type;
     int64_t addend = 0;
+    uint8_t type2 = 0; // 64-bit MIPS: a type composed with `type`
 };
 
 struct Object {
@@ -164,7 +165,12 @@ void relocate(const Object& o, Relocated& out) {
     Elf_Data* relocationData = elf_getdata(elf_getscn(elf, kRelocations), nullptr);
     for (size_t i = 0; i < o.relocations.size(); ++i) {
         const Relocation& r = o.relocations[i];
-        const uint64_t info64 = GELF_R_INFO(r.symbol, r.type); // libelf converts for ELFCLASS32
+        uint64_t info64 = GELF_R_INFO(r.symbol, r.type); // libelf converts for ELFCLASS32
+        // 64-bit MIPS: the symbol's 4 bytes, a special symbol, type3, type2, type, as the file
+        // holds them; libelf writes the number in the file's byte order.
+        if (o.machine == EM_MIPS && o.elf64)
+            info64 = o.bigEndian ? uint64_t(r.symbol) << 32 | uint64_t(r.type2) << 8 | r.type
+                                 : r.symbol | uint64_t(r.type2) << 48 | uint64_t(r.type) << 56;
         if (o.inPlaceAddends) {
             GElf_Rel rel{r.offset, info64};
             REQUIRE(gelf_update_rel(relocationData, static_cast<int>(i), &rel));
@@ -259,6 +265,32 @@ TEST_CASE("DebugRelocations: SHT_REL (i386, Arm) adds the symbol to the addend i
     }
 }
 
+TEST_CASE("DebugRelocations: 64-bit MIPS's own r_info in either byte order, and 32-bit MIPS") {
+    for (bool bigEndian : {false, true}) {
+        CAPTURE(bigEndian);
+        Object o;
+        o.machine = EM_MIPS;
+        o.bigEndian = bigEndian;
+        o.relocations = {{0, kFunc, R_MIPS_64, 0x10}, {8, kStrSymbol, R_MIPS_32, 0x1234}};
+        Relocated r;
+        relocate(o, r);
+        REQUIRE(r.relocated);
+        const auto info = r.info();
+        CHECK(field(info, 0, 8, bigEndian) == kTextAddress + kFuncValue + 0x10);
+        CHECK(field(info, 8, 4, bigEndian) == 0x1234);
+    }
+    Object o32; // mipsel: SHT_REL, the addend in place
+    o32.machine = EM_MIPS;
+    o32.elf64 = false;
+    o32.inPlaceAddends = true;
+    o32.relocations = {{4, kDataSymbol, R_MIPS_32}};
+    o32.info[4] = 0x08;
+    Relocated r;
+    relocate(o32, r);
+    REQUIRE(r.relocated);
+    CHECK(field(r.info(), 4, 4, false) == kDataAddress + 8);
+}
+
 TEST_CASE("DebugRelocations: RISC-V's label differences add to and subtract from the field") {
     Object o;
     o.machine = EM_RISCV;
@@ -299,7 +331,8 @@ TEST_CASE("DebugRelocations: what it does not apply is left to libdwfl") {
         {"a field past the section", with(EM_X86_64, {28, kFunc, R_X86_64_64})},
         {"an offset far past it", with(EM_X86_64, {~uint64_t(0) - 2, kFunc, R_X86_64_32})},
         {"RISC-V's 6-bit difference", with(EM_RISCV, {8, kFunc, R_RISCV_SUB6})},
-        {"a machine it has no table for", with(EM_MIPS, {8, kFunc, R_MIPS_32})},
+        {"a machine it has no table for", with(EM_SPARCV9, {8, kFunc, R_SPARC_64})},
+        {"64-bit MIPS's composed types", with(EM_MIPS, {8, kFunc, R_MIPS_32, 0, R_MIPS_64})},
     };
     for (const Case& c : cases) {
         CAPTURE(c.what);

@@ -605,5 +605,6 @@ TEST_CASE("parameters are checked against the input's argument registers, or not
     };
     CHECK((facts(EM_AARCH64) & kFunctionUnexpectedRegister) == 0);
     CHECK((facts(EM_X86_64) & kFunctionUnexpectedRegister) != 0);
-    CHECK((facts(EM_MIPS) & kFunctionUnexpectedRegister) == 0); // no convention known: unchecked
+    CHECK((facts(EM_MIPS) & kFunctionUnexpectedRegister) != 0);    // n64 expects $a0, $a1 (4, 5)
+    CHECK((facts(EM_SPARCV9) & kFunctionUnexpectedRegister) == 0); // no convention: unchecked
 }
