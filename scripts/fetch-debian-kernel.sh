@@ -8,7 +8,8 @@
 # ships them compressed (.ko.xz, .ko.zst, .ko.gz):
 #   $BTFORGE_CACHE/debian-VERSION/all-modules/DIR/NAME.ko
 # ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
-# (32-bit; these two packages are over 600 MB, and the test command does not use them). A foreign
+# (32-bit; these two packages are over 600 MB, and the test command does not use them), ppc64el
+# or mips64el (neither used by the test command either). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
@@ -44,8 +45,16 @@ i386) # 32-bit
     version=6.1.0-50-686-pae
     modules=(fs/xfs/xfs)
     ;;
+ppc64el) # checked by hand (docs/functions.md), not by the test command
+    version=6.1.0-50-powerpc64le
+    modules=(fs/xfs/xfs net/netfilter/nf_tables)
+    ;;
+mips64el) # the same
+    version=6.1.0-50-mips64r2el
+    modules=(fs/xfs/xfs net/netfilter/nf_tables)
+    ;;
 *)
-    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386)" >&2
+    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el)" >&2
     exit 2
     ;;
 esac
