@@ -607,6 +607,16 @@ Expected<void> LibdwUnitReader::addUnits(Dwarf* dwarf) {
             return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
                                    ": address size " + std::to_string(addressSize) +
                                    " is neither 4 nor 8");
+        // libdw calls DWARF 4's GNU split units (DW_AT_GNU_dwo_id) skeletons too.
+        if (unitType == DW_UT_skeleton) {
+            Dwarf_Attribute attr;
+            const char* dwo = nullptr;
+            for (unsigned name : {unsigned(DW_AT_dwo_name), unsigned(DW_AT_GNU_dwo_name)})
+                if (!dwo && dwarf_attr(&unitDie, name, &attr))
+                    dwo = dwarf_formstring(&attr);
+            return Error::badInput(path_ + ": unit " + hex(headerOffset) + sectionOfBias(bias) +
+                                   ": " + skeletonUnitProblem(dwo ? dwo : ""));
+        }
         // libdw follows a type unit's type_offset wherever it points: into the next unit, a
         // signature would resolve to a type of the wrong unit.
         const bool typeUnit =

@@ -212,6 +212,11 @@ Expected<void> LlvmUnitReader::enumerateUnits() {
                              std::to_string(addrSize) + " bytes)");
         uint8_t type = unit->getUnitType();
         auto tag = root.getTag();
+        // DWARF 4's GNU split units are compile units with a DW_AT_GNU_dwo_id.
+        if (type == dw::DW_UT_skeleton ||
+            (tag == dw::DW_TAG_compile_unit && root.find(dw::DW_AT_GNU_dwo_id)))
+            return unitError(skeletonUnitProblem(
+                llvm::dwarf::toStringRef(root.find({dw::DW_AT_dwo_name, dw::DW_AT_GNU_dwo_name}))));
         // DWARF 4 has no unit types in headers: partial units are known by their DIE.
         bool partial = type == dw::DW_UT_partial || type == dw::DW_UT_type ||
                        type == dw::DW_UT_split_type || tag == dw::DW_TAG_partial_unit ||

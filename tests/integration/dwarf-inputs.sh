@@ -20,6 +20,8 @@
 #               references, classes as STRUCTs, references as pointers
 #   rust        a Rust unit linked with C: excluded by default, included with --lang-exclude ''
 #   shared-pie  a shared library and a PIE: types equal the non-PIE executable's
+#   split-dwarf -gsplit-dwarf, DWARF 4 and 5, gcc and clang: both loaders refuse the skeleton
+#               units in one line naming the .dwo file, and write nothing (no silent empty BTF)
 source "$(dirname "$0")/lib.sh"
 case_name=$1
 src=$2
@@ -241,8 +243,9 @@ C
         fi
     done
     # Machines of relocatable objects: MIPS and Hexagon have no elfutils backend in 0.188, so
-    # libdwfl relocates nothing; AVR has none either, and libdwfl, not knowing its relocation
-    # types, left them unapplied without a word (every name read as the string at offset 0).
+    # libdwfl relocates nothing (MIPS's plain types the loader applies itself: read by both);
+    # AVR has none either, and libdwfl, not knowing its relocation types, left them unapplied
+    # without a word (every name read as the string at offset 0).
     for target in mipsel-linux-gnu hexagon-unknown-linux-musl avr; do
         if ! clang-19 --target=$target -g -O0 -w -c "$work/unit.c" -o "$work/unit-$target.o" \
             2> /dev/null; then
@@ -437,6 +440,34 @@ shared-pie)
     same_types "$work/no-pie" "$work/pie"
     same_types "$work/no-pie" "$work/lib.so"
     summary "shared library and PIE: types equal the non-PIE executable's"
+    ;;
+split-dwarf)
+    # Built in $work: the .dwo files are written beside the output, named after it.
+    sources=()
+    for f in "${c_sources[@]}"; do sources+=("$(realpath "$f")"); done
+    loaders=(dwarf)
+    ! $llvm_dwarf || loaders+=(llvm-dwarf)
+    for cc in gcc clang-19; do
+        for version in 4 5; do
+            name=$cc-dwarf$version
+            (cd "$work" && "$cc" -g -gdwarf-$version -gsplit-dwarf -O0 -w -o "$name" \
+                "${sources[@]}") || fail "$cc -gsplit-dwarf does not build the program"
+            for loader in "${loaders[@]}"; do
+                out=$work/$name.$loader.btf
+                set +e
+                "$BTFORGE" convert -f "$loader" "$work/$name" -o "$out" 2> "$work/err"
+                rc=$?
+                set -e
+                [ "$rc" = 1 ] && [ "$(wc -l < "$work/err")" = 1 ] && [ ! -e "$out" ] &&
+                    grep -q "^btforge: error: $work/$name: unit 0x0: a skeleton unit: its DWARF is in '$name-layouts.dwo'" "$work/err" || {
+                    cat "$work/err"
+                    fail "$name, $loader: exit $rc, not one line naming $name-layouts.dwo"
+                }
+            done
+        done
+    done
+    echo "$(cat "$work/err")"
+    summary "skeleton units refused by ${#loaders[@]} loaders, gcc and clang, DWARF 4 and 5"
     ;;
 *)
     fail "unknown case $case_name"

@@ -8,6 +8,8 @@
 #include <compare>
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace btforge::dwarf {
 
@@ -18,6 +20,15 @@ struct SectionOffset {
     uint64_t offset = 0;
     friend auto operator<=>(const SectionOffset&, const SectionOffset&) = default;
 };
+
+// What a loader says of a skeleton unit (split DWARF, gcc and clang's -gsplit-dwarf): its DIEs
+// are in the .dwo file it names, a path btforge does not open, so its types cannot be read. Not
+// to be passed over either: the output would lack them without a word.
+inline std::string skeletonUnitProblem(std::string_view dwoName) {
+    return "a skeleton unit: its DWARF is in " +
+           (dwoName.empty() ? std::string("a .dwo file") : "'" + std::string(dwoName) + "'") +
+           " (split DWARF), which btforge does not read; build without -gsplit-dwarf";
+}
 
 class UnitReader {
 public:
