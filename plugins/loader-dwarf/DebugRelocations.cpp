@@ -256,8 +256,10 @@ public:
             return false;
         std::span<uint8_t> bytes(static_cast<uint8_t*>(data->d_buf), data->d_size);
         const bool rela = shdr.sh_type == SHT_RELA;
-        if (std::is_same_v<Class, ElfClass64> && ehdr_.e_machine == EM_MIPS)
-            return applyMips64(bytes, scn, rela);
+        if constexpr (std::is_same_v<Class, ElfClass64>) {
+            if (ehdr_.e_machine == EM_MIPS)
+                return applyMips64(bytes, scn, rela);
+        }
         if (rela) {
             for (size_t i = 0, n = entryCount<typename Class::Rela>(relocations); i < n; ++i) {
                 if (!relocate<Class>(
@@ -294,16 +296,15 @@ private:
     template <class Class>
     bool relocate(std::span<uint8_t> bytes, const Entry& r, bool inPlaceAddend) {
         const unsigned type = r.type;
-        const uint64_t offset = r.offset;
         if (type == 0)
             return true; // R_*_NONE: left where a discarded section was referred to
         if (type >= kinds_.size() || kinds_[type].width == 0)
             return false;
         const unsigned width = kinds_[type].width;
         const int sign = kinds_[type].sign;
-        if ((sign != 0 && inPlaceAddend) || offset > bytes.size() || bytes.size() - offset < width)
+        if ((sign != 0 && inPlaceAddend) || r.offset > bytes.size() ||
+            bytes.size() - r.offset < width)
             return false;
-        const uint64_t addend = r.addend;
         uint64_t value = 0;
         if (const unsigned index = r.symbol; index != STN_UNDEF) {
             if (index >= entryCount<typename Class::Sym>(symbols_))
@@ -318,13 +319,13 @@ private:
                 value += addresses_[section];
             }
         }
-        uint8_t* at = bytes.data() + offset;
+        uint8_t* at = bytes.data() + r.offset;
         if (inPlaceAddend)
             value += load(at, width, swap_);
         else if (sign != 0)
-            value = load(at, width, swap_) + (sign > 0 ? value + addend : -(value + addend));
+            value = load(at, width, swap_) + (sign > 0 ? value + r.addend : -(value + r.addend));
         else
-            value += addend;
+            value += r.addend;
         store(at, width, swap_, value);
         return true;
     }

@@ -187,6 +187,14 @@ void relocate(const Object& o, Relocated& out) {
     out.relocated = relocateDebugSections(out.elf);
 }
 
+// `o`'s .debug_info after relocation, which must succeed.
+std::vector<uint8_t> relocatedInfo(const Object& o) {
+    Relocated r;
+    relocate(o, r);
+    REQUIRE(r.relocated);
+    return r.info();
+}
+
 uint64_t field(const std::vector<uint8_t>& bytes, size_t at, unsigned width, bool bigEndian) {
     uint64_t value = 0;
     for (unsigned i = 0; i < width; ++i)
@@ -223,10 +231,7 @@ TEST_CASE("DebugRelocations: big-endian 64-bit (s390x) and 32-bit (PowerPC) obje
     o.bigEndian = true;
     o.relocations = {
         {0, kFunc, R_390_64, 2}, {8, kDataSymbol, R_390_32, 4}, {12, kStrSymbol, R_390_16, 3}};
-    Relocated r;
-    relocate(o, r);
-    REQUIRE(r.relocated);
-    auto info = r.info();
+    auto info = relocatedInfo(o);
     CHECK(field(info, 0, 8, true) == kTextAddress + kFuncValue + 2);
     CHECK(field(info, 8, 4, true) == kDataAddress + 4);
     CHECK(field(info, 12, 2, true) == 3);
@@ -236,10 +241,7 @@ TEST_CASE("DebugRelocations: big-endian 64-bit (s390x) and 32-bit (PowerPC) obje
     ppc.elf64 = false;
     ppc.bigEndian = true;
     ppc.relocations = {{4, kFunc, R_PPC_ADDR32, 0x20}, {8, kTextSymbol, R_PPC_UADDR32, 1}};
-    Relocated r32;
-    relocate(ppc, r32);
-    REQUIRE(r32.relocated);
-    info = r32.info();
+    info = relocatedInfo(ppc);
     CHECK(field(info, 4, 4, true) == kTextAddress + kFuncValue + 0x20);
     CHECK(field(info, 8, 4, true) == kTextAddress + 1);
 }
@@ -256,10 +258,7 @@ TEST_CASE("DebugRelocations: SHT_REL (i386, Arm) adds the symbol to the addend i
         o.info[0] = 0x20; // the addends, little-endian
         o.info[4] = 0x34;
         o.info[5] = 0x12;
-        Relocated r;
-        relocate(o, r);
-        REQUIRE(r.relocated);
-        const auto info = r.info();
+        const auto info = relocatedInfo(o);
         CHECK(field(info, 0, 4, false) == kTextAddress + kFuncValue + 0x20);
         CHECK(field(info, 4, 4, false) == 0x1234);
     }
@@ -272,10 +271,7 @@ TEST_CASE("DebugRelocations: 64-bit MIPS's own r_info in either byte order, and 
         o.machine = EM_MIPS;
         o.bigEndian = bigEndian;
         o.relocations = {{0, kFunc, R_MIPS_64, 0x10}, {8, kStrSymbol, R_MIPS_32, 0x1234}};
-        Relocated r;
-        relocate(o, r);
-        REQUIRE(r.relocated);
-        const auto info = r.info();
+        const auto info = relocatedInfo(o);
         CHECK(field(info, 0, 8, bigEndian) == kTextAddress + kFuncValue + 0x10);
         CHECK(field(info, 8, 4, bigEndian) == 0x1234);
     }
@@ -285,10 +281,7 @@ TEST_CASE("DebugRelocations: 64-bit MIPS's own r_info in either byte order, and 
     o32.inPlaceAddends = true;
     o32.relocations = {{4, kDataSymbol, R_MIPS_32}};
     o32.info[4] = 0x08;
-    Relocated r;
-    relocate(o32, r);
-    REQUIRE(r.relocated);
-    CHECK(field(r.info(), 4, 4, false) == kDataAddress + 8);
+    CHECK(field(relocatedInfo(o32), 4, 4, false) == kDataAddress + 8);
 }
 
 TEST_CASE("DebugRelocations: RISC-V's label differences add to and subtract from the field") {
@@ -301,10 +294,7 @@ TEST_CASE("DebugRelocations: RISC-V's label differences add to and subtract from
                      {20, kDataSymbol, R_RISCV_32, 0}};
     o.info[12] = 0x00;
     o.info[13] = 0x01; // 0x100
-    Relocated r;
-    relocate(o, r);
-    REQUIRE(r.relocated);
-    const auto info = r.info();
+    const auto info = relocatedInfo(o);
     CHECK(field(info, 0, 8, false) == kFuncValue + 0x18 - 0x4);
     CHECK(field(info, 8, 4, false) == kFuncValue);
     CHECK(field(info, 12, 2, false) == ((0x100 - (kTextAddress + kFuncValue + 1)) & 0xffff));
