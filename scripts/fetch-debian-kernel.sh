@@ -9,7 +9,8 @@
 #   $BTFORGE_CACHE/debian-VERSION/all-modules/DIR/NAME.ko
 # ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
 # (32-bit; these two packages are over 600 MB, and the test command does not use them), ppc64el
-# or mips64el (neither used by the test command either). A foreign
+# or mips64el (neither used by the test command either); amd64-6.12 is Debian's 6.12 cloud kernel
+# (not used by the test command). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
@@ -53,8 +54,12 @@ mips64el) # the same
     version=6.1.0-50-mips64r2el
     modules=(fs/xfs/xfs net/netfilter/nf_tables)
     ;;
+amd64-6.12) # the same: bookworm's newer kernel, whose modules' .data has an address (docs/readers.md)
+    arch=amd64 version=6.12.117+deb12-cloud-amd64
+    modules=(fs/xfs/xfs fs/btrfs/btrfs arch/x86/kvm/kvm net/netfilter/nf_tables drivers/net/virtio_net)
+    ;;
 *)
-    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el)" >&2
+    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el, amd64-6.12)" >&2
     exit 2
     ;;
 esac
@@ -86,7 +91,7 @@ if [ -z "$deb" ]; then
     if ! apt-get download "$target" >&2; then
         apt-get update -qq >&2 || true
         apt-get download "$target" >&2 || {
-            echo "error: Debian no longer serves $target; 'apt-cache search linux-image-6.1.0.*-dbg' names the current ones" >&2
+            echo "error: Debian no longer serves $target; 'apt-cache search linux-image-6.*-dbg' names the current ones" >&2
             exit 1
         }
     fi

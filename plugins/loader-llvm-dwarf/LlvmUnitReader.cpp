@@ -149,7 +149,9 @@ void LlvmUnitReader::layOutSections() {
             next += 0x1000;
             if (sectionBase_.size() <= index)
                 sectionBase_.resize(index + 1, 0);
-            sectionBase_[index] = start;
+            // LLVM adds a relocatable section's sh_addr to its symbols' values (the module
+            // linker script of 6.x kernels gives .data one): that part is replaced by `start`.
+            sectionBase_[index] = start - section.getAddress();
         }
         sections_.add(start, size, index);
     }

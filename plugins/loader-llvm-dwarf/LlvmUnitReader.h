@@ -78,7 +78,8 @@ private:
     // pages of its units may be dropped.
     std::span<const std::byte> info_;
     const llvm::DWARFSection* infoSection_ = nullptr;
-    // Relocatable objects: by section index, where that section's offsets start.
+    // Relocatable objects: by section index, what moves LLVM's address of a place in that
+    // section (its sh_addr plus the offset) to this reader's layout (wrapping arithmetic).
     std::vector<uint64_t> sectionBase_;
 };
 

@@ -72,6 +72,40 @@ toolchain)
         same "$work/tu-gcc-$version-b.o"
         same "$work/tu-gcc-$version-r.o"
     done
+    # A relocatable object whose data sections have addresses, as `ld -r -T module.lds` gives a
+    # 6.x kernel's modules: a variable lies where its symbol says (the section's offset), and
+    # both loaders place it there (LLVM adds sh_addr to a relocatable file's symbols).
+    printf 'SECTIONS {\n .text 0 : { *(.text .text.*) }\n .data..percpu : { *(.data..percpu) }\n .data : { *(.data .data.*) }\n}\n' \
+        > "$work/module.lds"
+    gcc -g -O2 -w -r -o "$work/addr.o" "${c_sources[@]}"
+    ld -r -T "$work/module.lds" -o "$work/addressed.o" "$work/addr.o"
+    readelf -SW "$work/addressed.o" | grep -Eq ' \.data +PROGBITS +0*[1-9a-f]' ||
+        fail "ld -r gave .data no address: the case is not built"
+    same "$work/addressed.o"
+    for loader in dwarf llvm-dwarf; do
+        "$BTFORGE" --quiet convert -f $loader --features default,global_var "$work/addressed.o" \
+            -o "$work/addressed.$loader.btf"
+        # Each DATASEC entry as "SECTION VAR OFFSET", against the symbols' "SECTION NAME VALUE".
+        "$BPFTOOL" btf dump file "$work/addressed.$loader.btf" | awk '
+            /^\[[0-9]+\] DATASEC / { section = $3; gsub("\047", "", section); next }
+            /^\[/ { section = "" }
+            section != "" && /offset=/ {
+                split($0, f, "VAR \047"); sub("\047.*", "", f[2]); sub(".*offset=", "")
+                print section, f[2], $1 + 0 }' | sort > "$work/addressed.$loader.vars"
+    done
+    cmp -s "$work/addressed.dwarf.btf" "$work/addressed.llvm-dwarf.btf" ||
+        fail "addressed.o with global_var: the loaders' BTF differs"
+    readelf -SW "$work/addressed.o" | sed -n 's/^ *\[ *\([0-9]*\)\] \([^ ]*\) .*/\1 \2/p' > "$work/sections"
+    readelf -sW "$work/addressed.o" | awk -v s="$work/sections" '
+        BEGIN { while ((getline l < s) > 0) { split(l, f, " "); name[f[1]] = f[2] } }
+        $4 == "OBJECT" && ($7 in name) { print name[$7], $8, $2 }' |
+        while read -r section symbol value; do echo "$section $symbol $((16#$value))"; done |
+        sort > "$work/addressed.syms"
+    grep -q '^\.data\.\.percpu [^ ]* [1-9]' "$work/addressed.syms" ||
+        fail "addressed.o: no variable past the start of .data..percpu"
+    diff "$work/addressed.syms" "$work/addressed.dwarf.vars" ||
+        fail "addressed.o: DATASEC entries are not where the symbols are"
+    echo "addressed.o: $(wc -l < "$work/addressed.syms") variables where their symbols are, with both loaders"
     # dwz: partial units in the file itself (DWARF 4 and 5).
     if command -v dwz > /dev/null; then
         for version in 4 5; do
