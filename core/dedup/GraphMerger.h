@@ -103,6 +103,9 @@ public:
         // decides too, unless an own type defines that enum otherwise. Then this is set, the
         // rest is empty, and the units must be merged again without that resolution.
         bool earlyEnumRedefined = false;
+        // Pairing declarations with definitions by context ran out of steps (pathological
+        // graphs: hundreds of variants of one struct): fewer types were merged than could be.
+        bool declarationsCutShort = false;
     };
     // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
     // struct, union or enum of its name, when there is exactly one; see Declarations), minimises

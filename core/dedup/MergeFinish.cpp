@@ -144,7 +144,7 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const uint32_t
 // a new open group of the two. Returns whether there is one.
 bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
                                              std::vector<uint32_t>& named,
-                                             std::vector<NameGroup>& groups) const {
+                                             std::vector<NameGroup>& groups, bool& cutShort) const {
     std::unordered_map<uint32_t, uint32_t> closedDeclarations; // FWD node -> its group
     for (uint32_t g = 0; g < groups.size(); ++g) {
         for (uint32_t i = groups[g].declarations; !groups[g].open && i < groups[g].end; ++i) {
@@ -161,10 +161,14 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
     };
     // Whether two types are equal once closed declarations may stand for definitions of their
     // name, the pairs that takes noted in `pairs`: libbpf's equivalence walk, pairs already met
-    // assumed equal (cycles), bounded so that a pathological graph costs little.
+    // assumed equal (cycles). Bounded so that a pathological graph costs little: each walk, and
+    // all of them together (hundreds of variants of one struct, as a kernel's Rust units make,
+    // are compared pairwise); past the total, no more pairs are proposed. A C kernel's walks
+    // take a few dozen steps.
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     std::vector<std::pair<uint32_t, uint32_t>> toCompare;
     std::unordered_set<uint64_t> assumed;
+    size_t stepsLeft = 20'000'000;
     auto equalButDeclarations = [&](uint32_t first, uint32_t second) {
         pairs.clear();
         assumed.clear();
@@ -176,6 +180,11 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
                 continue;
             if (budget == 0)
                 return false;
+            if (stepsLeft == 0) {
+                cutShort = true;
+                return false;
+            }
+            --stepsLeft;
             if (world.label(a) != world.label(b)) {
                 if (closedDeclarations.contains(b))
                     std::swap(a, b);
@@ -220,7 +229,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
     std::map<uint32_t, std::set<uint32_t>> proposals; // declaration block -> definition blocks
     std::map<uint32_t, uint32_t> groupOf;             // declaration block -> its closed group
     for (const auto& [key, ids] : alike) {
-        for (size_t i = 0; i < ids.size(); ++i) {
+        for (size_t i = 0; i < ids.size() && stepsLeft > 0; ++i) {
             for (size_t j = i + 1; j < ids.size(); ++j) {
                 if (block[ids[i]] == block[ids[j]] || !equalButDeclarations(ids[i], ids[j]))
                     continue;
@@ -273,7 +282,8 @@ uint32_t GraphMerger::State::partition(std::vector<uint32_t>& block, std::vector
         for (uint32_t i = group.first + 1; group.open && i < group.declarations; ++i)
             group.open = block[named[i]] == block[named[group.first]];
     }
-    if (declarations == Declarations::ByContext && addContextualGroups(block, named, groups))
+    if (declarations == Declarations::ByContext &&
+        addContextualGroups(block, named, groups, contextCutShort))
         blocks = refine(named, groups, block, resolved, tasks);
     return blocks;
 }
@@ -619,7 +629,7 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
         const uint32_t node = nodeOf(canonical(id));
         return node == kNoNode ? id : finalOf[block[node]];
     };
-    Result result{TypeGraph(base), {}, false};
+    Result result{TypeGraph(base), {}, false, contextCutShort};
     result.graph.setTargetAs(labelled);
     result.graph.reserve(fresh.size());
     auto mapName = [&](ir::StrId name) { return result.graph.intern(labelled.str(name)); };

@@ -139,7 +139,7 @@ struct GraphMerger::State {
                     std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                     plugin::TaskRunner* tasks);
     bool addContextualGroups(std::span<const uint32_t> block, std::vector<uint32_t>& named,
-                             std::vector<NameGroup>& groups) const;
+                             std::vector<NameGroup>& groups, bool& cutShort) const;
     uint32_t splitEnumDeclarationUses(std::vector<uint32_t>& block,
                                       std::span<const uint8_t> resolved, uint32_t classes) const;
     // Base types other than the smallest of their class never appear in the world.
@@ -147,6 +147,7 @@ struct GraphMerger::State {
 
     std::shared_ptr<const ir::TypeGraph> base;
     Declarations declarations = Declarations::ByContext;
+    bool contextCutShort = false; // addContextualGroups ran out of steps
     // Over `base`: one type for each label own types have (kind, names, sizes, offsets), in the
     // order labels first appear. The kernel's variants of a struct differ only in what they refer
     // to (762,000 own types of vmlinux, 13,600 labels), so an own type is its label's type with the

@@ -343,6 +343,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         baseUse = pipeline->merger().baseUse();
         plugin::PhaseTimer dedupTimer(stats, plugin::phase::kDedup);
         merged = std::move(pipeline->merger()).finish(&session.tasks);
+        report.declarationsCutShort = merged.declarationsCutShort;
         if (!merged.earlyEnumRedefined)
             break;
     }

@@ -49,6 +49,7 @@ struct DwarfConversionReport {
     uint32_t unitsExcluded = 0;
     uint32_t unresolvedReferences = 0; // references into units btforge could not read
     uint64_t typesBeforeDedup = 0;
+    bool declarationsCutShort = false; // GraphMerger::Result's
     uint32_t functions = 0;
     uint32_t variables = 0;
     // Whether parameters were checked against the target's argument registers, and why not.

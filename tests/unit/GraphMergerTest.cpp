@@ -893,6 +893,38 @@ TEST_CASE("GraphMerger: a declaration's two definitions alike deeper than hashes
     }
 }
 
+TEST_CASE("GraphMerger: pairing declarations by context costs a bounded number of steps") {
+    // Hundreds of variants of one struct, alike down long chains (as a kernel's Rust units make
+    // of C structs), are compared pairwise while a declaration of a name with two definitions
+    // waits to be paired: 300 variants, 1,000 steps a pair, more than the whole budget. The
+    // merge ends, says it gave up, and still keeps every variant apart.
+    std::vector<TypeGraph> units;
+    for (int variant : {0, 1, 2}) {
+        Unit u;
+        if (variant == 0)
+            u.structure("parser", {u.ptr(u.fwd("bus"))});
+        else
+            u.structure(variant == 1 ? "parser" : "other",
+                        {u.ptr(u.structure("bus", {u.integer(variant == 1 ? "int" : "long")}))});
+        units.push_back(std::move(u.g));
+    }
+    CHECK_FALSE(mergeAll(units).declarationsCutShort);
+    for (int k = 0; k < 300; ++k) {
+        Unit u;
+        TypeId t = u.integer("leaf" + std::to_string(k));
+        for (int i = 0; i < 1000; ++i)
+            t = u.g.add(TypedefType{u.n("t"), t});
+        u.structure("holder", {u.ptr(t)});
+        units.push_back(std::move(u.g));
+    }
+    const GraphMerger::Result merged = mergeAll(units);
+    CHECK(merged.declarationsCutShort);
+    size_t holders = 0;
+    for (TypeId id = merged.graph.firstId(); id < merged.graph.endId(); ++id)
+        holders += merged.graph.name(id) == "holder";
+    CHECK(holders == 300);
+}
+
 TEST_CASE("GraphMerger: random units give the brute-force quotient, in any merge order") {
     for (double declared : {0.0, 0.3}) {
         for (unsigned seed = 1; seed <= 10; ++seed) {
