@@ -278,8 +278,15 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
         layout.packed = true;
         return;
     }
-    if (layout.padding || layout.holes)
+    if (layout.padding || layout.holes) {
+        // Not packed, so a struct member off its type's alignment says that type is packed.
+        for (const MemberLayout& m : layout.members) {
+            const ir::TypeId type = resolved(m.member.type);
+            if (graph_.kind(type) == ir::Kind::Struct && m.byteOffset % naturalAlignment(type))
+                markPacked(type);
+        }
         return;
+    }
     uint32_t largestNatural = 1;
     for (const MemberLayout& m : layout.members) {
         uint32_t natural = naturalAlignment(m.member.type);
@@ -294,6 +301,8 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
 }
 
 void LayoutAnalyzer::markPacked(ir::TypeId id) {
-    layout(id).packed = true;
+    ClassLayout& layout = this->layout(id);
+    layout.packed = true;
+    layout.packedInferred = true;
 }
 } // namespace btforge::layout

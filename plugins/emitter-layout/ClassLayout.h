@@ -64,14 +64,14 @@ public:
     // Whether the DWARF declares the type inside a function (dwarf::kLocalTypeTag).
     bool declaredInFunction(ir::TypeId id) const;
     // Decides whether a struct needs __attribute__((__packed__)), as pahole does when it prints
-    // one: a member off its type's natural alignment, or a size that is no multiple of it; a
-    // struct that has holes or padding is not.
-    void inferPacked(ir::TypeId id);
-    // A struct found where its alignment does not allow (markPacked) is packed from then on: the
+    // one or a struct with a member of its type: a member off its type's natural alignment, or
+    // a size that is no multiple of it; a struct that has holes or padding is not, and marks
+    // the struct types of its members found off their alignment packed (markPacked). So the
     // answer depends on what was printed before, as pahole's.
-    void markPacked(ir::TypeId id);
+    void inferPacked(ir::TypeId id);
 
 private:
+    void markPacked(ir::TypeId id);
     ClassLayout& layout(ir::TypeId composite);
     void place(ClassLayout& layout, std::span<const ir::Member> members, ir::TypeId id);
     void findHoles(ClassLayout& layout);

@@ -128,7 +128,6 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
     printOpening("struct", id, out);
     Context inner = context;
     inner.indent = context.indent + 1;
-    inner.marksMisaligned = !layout.packed;
     uint32_t cacheline = 0;
     if (!inner.cacheline)
         inner.cacheline = &cacheline;
@@ -188,6 +187,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         out += '\n';
 
         if (graph_.kind(m.member.type) == ir::Kind::Struct) {
+            analyzer_.inferPacked(m.member.type); // as pahole, looking for its holes
             std::string parts = sums.addMemberStruct(analyzer_.of(m.member.type));
             if (!parts.empty())
                 spacedComment("XXX last struct has " + parts);
@@ -246,7 +246,6 @@ void LayoutPrinter::printUnion(ir::TypeId id, Context context, std::string_view 
     Context inner = context;
     inner.indent = context.indent + 1;
     inner.unionMember = true;
-    inner.marksMisaligned = false;
     uint32_t cacheline = 0;
     if (!inner.cacheline)
         inner.cacheline = &cacheline;
@@ -419,9 +418,6 @@ void LayoutPrinter::printMember(const MemberLayout& m, const Context& context, s
     const ir::Kind kind = graph_.kind(type);
     const bool tagged = isTagged(kind);
     const bool inPlace = tagged && graph_.name(type).empty(); // anonymous, written here
-    if (kind == ir::Kind::Struct && context.marksMisaligned &&
-        m.byteOffset % analyzer_.naturalAlignment(type))
-        analyzer_.markPacked(type);
     if (tagged) {
         printDeclaration(type, "", inner, out);
         if (!name.empty()) {

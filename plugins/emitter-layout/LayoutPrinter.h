@@ -39,9 +39,6 @@ private:
         bool firstMember = false, lastMember = false;
         bool expandTypes = false;
         bool relativeOffsets = false; // inside a type reached through a pointer
-        // These are members of a struct that is not packed: one of them at an offset in it that
-        // its struct type's alignment does not allow makes that type packed (not in a union).
-        bool marksMisaligned = false;
     };
 
     void printStruct(ir::TypeId id, Context context, std::string_view suffix, std::string& out);

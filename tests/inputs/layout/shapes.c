@@ -156,11 +156,19 @@ union mixed {
     struct flexible f;
 };
 
+/* Packed only by how it is used: aligned inside, at an odd offset in a struct with a hole (as the
+ * kernel's struct usb_eusb2_isoc_ep_comp_descriptor in usb_host_endpoint). pahole marks it packed
+ * when it first looks into a struct using it by value: struct endpoint, here while it prints
+ * device_like, which clang emits before the other two. */
+struct __attribute__((packed)) descriptor { uint8_t len, type; uint16_t size; uint32_t bytes; };
+struct endpoint { uint8_t head[3]; struct descriptor d; void *extra; };
+struct device_like { struct descriptor *first; struct endpoint ep0; int n; };
+
 struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
 struct holder holder; struct anonymous anonymous; struct flexible *flexible;
 struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;
 struct functions functions; struct arrays arrays; struct typedefs typedefs; struct big big;
-union mixed mixed;
+union mixed mixed; struct device_like device_like;
 int main(void) {
     struct local_only { int hidden; } local = {0}; /* pahole lists it only when asked by name */
     return local.hidden;
