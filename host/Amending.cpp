@@ -44,12 +44,6 @@ Expected<ir::TypeGraph> amendGraph(ir::TypeGraph graph, const ConversionRequest&
     auto features = FeatureSet::parse(session.options.features);
     if (!features)
         return std::move(features).error();
-    for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
-        const auto f = static_cast<Feature>(i);
-        if (features->has(f) && !FeatureSet::implemented(f))
-            session.diagnostics.warning("feature '" + std::string(FeatureSet::name(f)) +
-                                        "' is not implemented by btforge: ignored");
-    }
     if (auto downgraded = amend::downgrade(graph, *features))
         graph = std::move(*downgraded);
     if (features->has(Feature::GlobalVar) && !loader.has(plugin::Capability::MakesVariables)) {

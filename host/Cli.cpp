@@ -81,8 +81,8 @@ po::options_description convertOptions() {
         "features", po::value<std::string>(),
         "comma-separated feature names, pahole's (default: pahole's default set; 'none': no "
         "optional feature; layout writes the 2026 kind-layout section; distilled_base writes split "
-        "BTF over a distilled base in .BTF.base, with --elf/--in-place; attributes: not "
-        "implemented, warned about)")(
+        "BTF over a distilled base in .BTF.base, with --elf/--in-place; attributes tags arena "
+        "kfuncs' pointers with kind_flag TYPE_TAGs)")(
         "lang-exclude", po::value<std::string>(),
         "skip DWARF units of these languages (comma-separated; '' for none; default: rust)")(
         "report-skipped", po::value<std::string>(),

@@ -34,9 +34,9 @@ With -J, BTF:
   --btf_base=BASE                   split BTF over BASE (vmlinux for a module)
   -j[N], --jobs[=N]                 N threads (default: one per CPU)
   --btf_features=LIST               these features (pahole's names; 'default' for its default
-                                    set, '+LIST' for the default set and LIST; unknown names
-                                    and ones btforge does not implement: a warning)
-  --btf_features_strict=LIST        the same, unknown and unimplemented names refused
+                                    set, '+LIST' for the default set and LIST; unknown names: a
+                                    warning)
+  --btf_features_strict=LIST        the same, unknown names refused
   --supported_btf_features          the feature names btforge implements
   -V, --verbose                     one line per function left out, on standard output
   --lang_exclude=LANGS              skip compile units of these languages
@@ -86,10 +86,8 @@ std::string featureList(const FeatureSet& set) {
 
 std::string supportedFeatures() {
     FeatureSet all;
-    for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i) {
-        if (FeatureSet::implemented(static_cast<Feature>(i)))
-            all.set(static_cast<Feature>(i));
-    }
+    for (size_t i = 0; i < static_cast<size_t>(Feature::Count); ++i)
+        all.set(static_cast<Feature>(i));
     return featureList(all);
 }
 
@@ -102,8 +100,8 @@ void addDefaults(FeatureSet& set) {
 }
 
 // Adds one --btf_features list to `set` as pahole does: `default` (alone or as a word) adds the
-// default set, and so does a leading `+`; a name pahole does not know, or one btforge does not
-// implement, is a warning (refused under --btf_features_strict), never accepted and ignored.
+// default set, and so does a leading `+`; a name pahole does not know is a warning (refused under
+// --btf_features_strict).
 Expected<void> addFeatures(std::string_view list, bool strict, FeatureSet& set,
                            std::vector<std::string>& warnings) {
     const std::string option = strict ? "--btf_features_strict" : "--btf_features";
@@ -119,20 +117,15 @@ Expected<void> addFeatures(std::string_view list, bool strict, FeatureSet& set,
             addDefaults(set);
             continue;
         }
-        auto feature = FeatureSet::find(word);
-        std::string problem;
-        if (!feature)
-            problem = "unknown BTF feature '" + word + "'";
-        else if (!FeatureSet::implemented(*feature))
-            problem = "BTF feature '" + word + "' is not implemented by btforge";
-        if (problem.empty()) {
+        if (auto feature = FeatureSet::find(word)) {
             set.set(*feature);
-        } else if (strict) {
+            continue;
+        }
+        const std::string problem = "unknown BTF feature '" + word + "'";
+        if (strict)
             return compatError(option + ": " + problem + " (supported: " + supportedFeatures() +
                                ")");
-        } else {
-            warnings.push_back("pahole-compat: " + option + ": ignoring " + problem);
-        }
+        warnings.push_back("pahole-compat: " + option + ": ignoring " + problem);
     }
     return {};
 }

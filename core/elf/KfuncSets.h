@@ -14,6 +14,10 @@ namespace btforge::elf {
 
 inline constexpr uint32_t kSet8Kfuncs = 1u << 0;     // BTF_SET8_KFUNCS, in a set's flags
 inline constexpr uint32_t kKfuncFastcall = 1u << 12; // KF_FASTCALL, in a function's flags
+// KF_ARENA_RET, KF_ARENA_ARG1, KF_ARENA_ARG2: that pointer is into a BPF arena (address space 1).
+inline constexpr uint32_t kKfuncArenaReturn = 1u << 13;
+inline constexpr uint32_t kKfuncArenaFirstArg = 1u << 14;
+inline constexpr uint32_t kKfuncArenaSecondArg = 1u << 15;
 
 struct Kfunc {
     std::string_view name;

@@ -173,4 +173,24 @@ TypeId FunctionAppender::addTag(std::string_view value, TypeId target, int32_t c
     return graph_.add(DeclTagType{graph_.intern(value), target, componentIndex});
 }
 
+TypeId FunctionAppender::attributedPointer(std::string_view attribute, TypeId pointee) {
+    // A scan of every type, base included: only a handful of kfuncs ask.
+    auto first = [&](Kind kind, auto&& matches) {
+        for (TypeId id = 1; id < graph_.endId(); ++id) {
+            if (graph_.kind(id) == kind && matches(id))
+                return id;
+        }
+        return kVoidType;
+    };
+    TypeId tag = first(Kind::TypeTag, [&](TypeId id) {
+        auto t = graph_.getAs<TypeTagType>(id);
+        return t.kindFlag && t.type == pointee && graph_.str(t.name) == attribute;
+    });
+    if (tag == kVoidType)
+        tag = graph_.add(TypeTagType{graph_.intern(attribute), pointee, true});
+    else if (TypeId ptr = first(Kind::Ptr, [&](TypeId id) { return graph_.target(id) == tag; }))
+        return ptr;
+    return graph_.add(PtrType{kNoName, tag});
+}
+
 } // namespace btforge::ir

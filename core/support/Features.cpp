@@ -37,10 +37,6 @@ std::optional<Feature> FeatureSet::find(std::string_view word) {
     return std::nullopt;
 }
 
-bool FeatureSet::implemented(Feature f) {
-    return f != Feature::Attributes;
-}
-
 FeatureSet FeatureSet::defaults() {
     FeatureSet set;
     for (Feature f :
@@ -63,13 +59,13 @@ Expected<FeatureSet> FeatureSet::parse(std::span<const std::string> names) {
                 set.bits_ |= defaults().bits_;
                 continue;
             }
-            // Every feature btforge implements, but those that change the output's form (the
-            // layout section, which older kernels and libbpf refuse, and .BTF.base): asked for
-            // by name.
+            // Every feature but those that change the output's form or what older kernels
+            // accept (the layout section, .BTF.base, kind_flag tags): asked for by name.
             if (word == "all") {
                 for (size_t i = 0; i < kNames.size(); ++i) {
                     auto f = static_cast<Feature>(i);
-                    if (implemented(f) && f != Feature::Layout && f != Feature::DistilledBase)
+                    if (f != Feature::Layout && f != Feature::DistilledBase &&
+                        f != Feature::Attributes)
                         set.set(f);
                 }
                 continue;

@@ -30,7 +30,7 @@ enum class Feature : uint8_t {
                        // (docs/functions.md)
     DistilledBase,     // split BTF written into an ELF file over a distilled base, in .BTF.base
                        // (btf/DistilledBase.h)
-    Attributes,        // (not implemented)
+    Attributes,        // TYPE_TAG 'address_space(1)' (kind_flag 1) on arena kfuncs' pointers
     Layout,            // the 2026 BTF format: kind-layout section, 24-bit vlen (BtfWriter.h)
     ReproducibleBuild, // a no-op: btforge output never depends on scheduling
     Count
@@ -41,16 +41,13 @@ public:
     // pahole's default set: encode_force var float decl_tag type_tag enum64 optimized_func
     // consistent_func decl_tag_kfuncs.
     static FeatureSet defaults();
-    // Comma-separated words or a list; "default" and "all" (every implemented one) name sets,
+    // Comma-separated words or a list; "default" and "all" (every one) name sets,
     // "none" adds nothing (an empty set, where no names at all mean the defaults). Unknown names
-    // are an error. "all" leaves out layout and distilled_base, which change the output's form.
+    // are an error. "all" leaves out layout and distilled_base, which change the output's form,
+    // and attributes, whose kind_flag tags older kernels refuse.
     static Expected<FeatureSet> parse(std::span<const std::string> names);
     // The feature named `word` (pahole's names only, no sets); nullopt if there is none.
     static std::optional<Feature> find(std::string_view word);
-    // Whether btforge does what the feature asks. The others are named so that pahole's
-    // arguments parse, and are warned about (refused under --btf_features_strict).
-    static bool implemented(Feature f);
-
     bool has(Feature f) const { return bits_.test(static_cast<size_t>(f)); }
     void set(Feature f, bool on = true) { bits_.set(static_cast<size_t>(f), on); }
     static std::string_view name(Feature f);

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# kfuncs.sh ELF [BASE]: kfunc DECL_TAGs (feature decl_tag_kfuncs). The kfuncs are found here
-# independently, from readelf's symbol and section tables and the .BTF_ids bytes (od): every
-# `__BTF_ID__func__<name>__<n>` inside a `__BTF_ID__set8__*` range whose flags word has bit 0,
-# the flags of the last entry winning. Then:
+# kfuncs.sh PAHOLE_MASTER ELF [BASE]: kfunc DECL_TAGs (feature decl_tag_kfuncs) and arena
+# pointers (feature attributes). The kfuncs are found here independently, from readelf's symbol
+# and section tables and the .BTF_ids bytes (od): every `__BTF_ID__func__<name>__<n>` inside a
+# `__BTF_ID__set8__*` range whose flags word has bit 0, the flags of the last entry winning. Then:
 #  - each kfunc btforge emits a FUNC for has exactly one DECL_TAG 'bpf_kfunc' on that FUNC with
 #    component_idx -1, and 'bpf_fastcall' exactly when its flags have KF_FASTCALL (1 << 12);
 #    no other FUNC has either tag;
 #  - without the feature there is none of them;
-#  - libbpf parses the output and the kernel accepts it (when it is not split);
-#  - a set cut short by the end of .BTF_ids is one error line naming the file and the symbol, and
-#    no output.
+#  - with attributes, a kfunc's return value, argument 1 and argument 2 are each a PTR to a
+#    TYPE_TAG 'address_space(1)' with kind_flag 1 (read by libbpf: btf-oracle tags) exactly when
+#    its flags have KF_ARENA_RET (1 << 13), KF_ARENA_ARG1 (1 << 14), KF_ARENA_ARG2 (1 << 15); the
+#    output's types are upstream pahole master's (PAHOLE_MASTER/pahole, same features), as
+#    bpftool dumps them and libbpf reads their tags; without attributes there is no such tag;
+#  - libbpf parses the output and the kernel accepts it (when it is not split; with attributes,
+#    when the running kernel's own BTF has kind_flag tags);
+#  - a set cut short by the end of .BTF_ids, and an arena flag on a value that is not a pointer,
+#    are one error line naming the file and the symbol or kfunc, and no output.
 source "$(dirname "$0")/lib.sh"
-input=$1 base=${2:-}
+pahole_master=$1 input=$2 base=${3:-}
 require_file "$input"
 base_args=() bpftool_base=()
 if [ -n "$base" ]; then
@@ -75,21 +81,72 @@ diff "$work/want-fastcall" "$work/fastcall-tags" || fail "bpf_fastcall tags diff
     --features var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func
 "$BPFTOOL" "${bpftool_base[@]}" btf dump file "$work/off.btf" |
     grep -qE "DECL_TAG '(bpf_kfunc|bpf_fastcall)'" && fail "kfunc tags without decl_tag_kfuncs"
+# --- arena pointers (attributes) ---
+"$BTFORGE" --quiet convert "${base_args[@]}" "$input" -o "$work/attr.btf" --features default,attributes
+"$BTF_ORACLE" parse "$work/attr.btf" "${base_args[@]:1}" > /dev/null || fail "libbpf rejects the attributes output"
+"$BTF_ORACLE" tags /sys/kernel/btf/vmlinux > "$work/running-tags" 2> /dev/null || true
+if [ -z "$base" ] && grep -q "^[0-9]* TYPE_TAG kind_flag=1" "$work/running-tags"; then
+    require_kernel_accepts "$work/attr.btf"
+fi
+"$BPFTOOL" "${bpftool_base[@]}" btf dump file "$work/attr.btf" > "$work/attr.dump"
+"$BTF_ORACLE" tags "$work/attr.btf" "${base_args[@]:1}" |
+    awk '$2 == "TYPE_TAG" && $3 == "kind_flag=1" && $4 == "'"'address_space(1)'"'" {print $1}' \
+        > "$work/arena-tags"
+"$BTF_ORACLE" tags "$work/out.btf" "${base_args[@]:1}" > "$work/default-tags"
+grep "TYPE_TAG kind_flag=1" "$work/default-tags" && fail "kind_flag TYPE_TAGs without attributes"
+# Per emitted kfunc: its name, flags, and whether the return value, argument 1 and argument 2 are
+# arena pointers (a PTR whose target is one of arena-tags) in attr.btf.
+awk -v tags="$work/arena-tags" -v kfuncs="$work/emitted" '
+    BEGIN { while ((getline l < tags) > 0) arena[l] = 1
+            while ((getline l < kfuncs) > 0) { split(l, f, " "); flags[f[1]] = f[2] } }
+    /^\[/ { id = substr($1, 2, length($1) - 2); kind[id] = $2; param = 0 }
+    /^\[/ && $2 == "PTR" { sub("type_id=", "", $4); target[id] = $4 }
+    /^\[/ && $2 == "FUNC" { sub("type_id=", "", $4); proto[substr($3, 2, length($3) - 2)] = $4 }
+    /^\[/ && $2 == "FUNC_PROTO" { sub("ret_type_id=", "", $4); ret[id] = $4 }
+    /^\t/ && param < 2 { param++; t = $NF; sub("type_id=", "", t); arg[id, param] = t }
+    function tagged(t) { return (t in target) && (target[t] in arena) ? 1 : 0 }
+    END { for (n in flags) if (n in proto) { p = proto[n]
+            print n, flags[n], tagged(ret[p]), tagged(arg[p, 1]), tagged(arg[p, 2]) } }' \
+    "$work/attr.dump" | sort > "$work/arena-got"
+awk '{ f = $2; print $1, f, int(f / 8192) % 2, int(f / 16384) % 2, int(f / 32768) % 2 }' \
+    "$work/emitted" > "$work/arena-want"
+diff "$work/arena-want" "$work/arena-got" || fail "arena pointers differ from the KF_ARENA_* flags"
+echo "arena kfuncs (KF_ARENA_*): $(awk '$3 + $4 + $5 > 0' "$work/arena-want" | wc -l), pointers tagged: $(awk '{n += $3 + $4 + $5} END {print n + 0}' "$work/arena-got")"
+if [ -z "$base" ]; then
+    "$pahole_master/pahole" -J --btf_features=default,attributes \
+        --btf_encode_detached="$work/master.btf" "$input" > /dev/null
+    "$BPFTOOL" btf dump file "$work/master.btf" > "$work/master.dump"
+    diff "$work/master.dump" "$work/attr.dump" || fail "the types differ from pahole master's"
+    diff <("$BTF_ORACLE" tags "$work/master.btf") <("$BTF_ORACLE" tags "$work/attr.btf") ||
+        fail "the tags' kind_flags differ from pahole master's"
+    echo "with attributes: the types and tags of upstream pahole master"
+fi
+
 cc=$(command -v gcc || command -v clang-19 || true)
 if [ -n "$cc" ]; then
-    cat > "$work/cut.c" <<'EOF2'
+    refused() { # NAME EXPECTED (C source on stdin): one error line with EXPECTED, exit 1, no output
+        cat > "$work/$1.c"
+        "$cc" -g -c -o "$work/$1.o" "$work/$1.c"
+        set +e
+        "$BTFORGE" --quiet convert "$work/$1.o" -o "$work/$1.btf" --features default,attributes \
+            2> "$work/$1.err"
+        local status=$?
+        set -e
+        [ "$status" = 1 ] && [ "$(wc -l < "$work/$1.err")" = 1 ] &&
+            grep -qF "$1.o: $2" "$work/$1.err" && [ ! -e "$work/$1.btf" ] ||
+            fail "$1: exit $status, '$(cat "$work/$1.err")'"
+        echo "$1: $(cat "$work/$1.err")"
+    }
+    refused cut ".BTF_ids: symbol __BTF_ID__set8__cut_short" <<'EOF2'
 long f(long a) { return a + 1; }
 asm(".pushsection .BTF_ids,\"a\"\n__BTF_ID__set8__cut_short:\n.long 0\n"
     ".size __BTF_ID__set8__cut_short, 4\n.popsection\n");
 EOF2
-    "$cc" -g -c -o "$work/cut.o" "$work/cut.c"
-    set +e
-    "$BTFORGE" --quiet convert "$work/cut.o" -o "$work/cut.btf" 2> "$work/cut.err"
-    status=$?
-    set -e
-    [ "$status" = 1 ] && [ "$(wc -l < "$work/cut.err")" = 1 ] &&
-        grep -q "cut.o: .BTF_ids: symbol __BTF_ID__set8__cut_short" "$work/cut.err" &&
-        [ ! -e "$work/cut.btf" ] || fail "a cut-short set: exit $status, '$(cat "$work/cut.err")'"
-    echo "a cut-short set: $(cat "$work/cut.err")"
+    refused not-a-pointer "kfunc 'f': .BTF_ids flags the return value as an arena pointer" <<'EOF2'
+long f(long a) { return a + 1; }
+asm(".pushsection .BTF_ids,\"a\"\n.balign 8\n__BTF_ID__set8__arena:\n.long 0\n.long 1\n"
+    "__BTF_ID__func__f__1:\n.long 0\n.long 8192\n"
+    ".size __BTF_ID__set8__arena, .-__BTF_ID__set8__arena\n.popsection\n");
+EOF2
 fi
 echo "kfunc tags match the .BTF_ids sets"

@@ -9,7 +9,7 @@
 #    pahole's manual and pahole.c; without --btf_features the set is pahole's legacy one
 #    (var, decl_tag, type_tag, enum64) that the legacy switches change; `+LIST` is the default
 #    set and LIST; every language unless --lang_exclude);
-#  - bad arguments, and unknown or unimplemented features under --btf_features_strict, are
+#  - bad arguments, and unknown features under --btf_features_strict, are
 #    refused with a usage error naming them, and write nothing;
 #  - --verbose prints one line per skipped function, the functions --report-skipped lists;
 #  - -J without --btf_encode_detached writes .BTF into the ELF (convert --in-place);
@@ -81,6 +81,7 @@ same "-J --btf_features=encode_force,var,float,no_such_feature --reproducible_bu
     "--features encode_force,var,float --lang-exclude ''"
 same "-J --btf_features_strict=decl_tag,var --btf_features=global_var" \
     "--features decl_tag,var,global_var --lang-exclude ''"
+same "-J --btf_features_strict=+attributes" "--features default,attributes --lang-exclude ''"
 
 # --- refusals: usage errors (exit 2) naming the problem, no output ---
 refused() { # expected-message pahole-args...
@@ -98,8 +99,6 @@ refused() { # expected-message pahole-args...
 echo "refusals:"
 refused "'--no_such_option'" -J --no_such_option --btf_encode_detached="$work/refused.btf" "$input"
 refused "'no_such_feature'" -J --btf_features_strict=var,no_such_feature \
-    --btf_encode_detached="$work/refused.btf" "$input"
-refused "'attributes' is not implemented" -J --btf_features_strict=+attributes \
     --btf_encode_detached="$work/refused.btf" "$input"
 refused "needs -J" --btf_features=default "$input"
 refused "more than one input" -J --btf_encode_detached="$work/refused.btf" "$input" "$input"

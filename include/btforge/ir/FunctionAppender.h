@@ -32,6 +32,9 @@ public:
                        std::optional<uint64_t> address = std::nullopt);
     // A DECL_TAG `value` on `target` (componentIndex -1: on the type itself).
     TypeId addTag(std::string_view value, TypeId target, int32_t componentIndex);
+    // A PTR to a TYPE_TAG `attribute` in its attribute form (kind_flag 1) on `pointee`; the
+    // first such pair the graph or its base has, as deduplication would leave one.
+    TypeId attributedPointer(std::string_view attribute, TypeId pointee);
 
 private:
     // Prototypes are found by a hash of their types and compared whole on a hit (names by text:
