@@ -27,6 +27,7 @@ from its DWARF when it has some, else its .BTF (-t layout, docs/layout.md):
   -F, --format_path=LIST            dwarf, btf, or both in the order to try
   --skip_missing                    a -C name not found is a warning, not an error
   --btf_base=BASE                   FILE's BTF is split BTF over BASE (a module over vmlinux)
+  --lang_exclude=LANGS              skip DWARF compile units of these languages
 
 With -J, BTF:
   -J, --btf_encode                  write .BTF into FILE (btforge convert --in-place)
@@ -154,7 +155,8 @@ bool encodes(std::span<const std::string> args) {
 // pahole's layout options, as the convert command that prints them with the layout emitter.
 Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string> args) {
     std::optional<std::string> input, jobs, loader, base;
-    bool carried = false;
+    std::string languages; // pahole reads every language's units unless told otherwise
+    bool carried = false, named = false;
     std::vector<std::string> emitter; // --plugin-opt layout.KEY=VALUE
     auto set = [&](const char* key, const std::string& value) {
         emitter.push_back(std::string("layout.") + key + "=" + value);
@@ -170,6 +172,7 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
         }
         if (auto names = optionValue(args, i, "--class_name", 'C')) {
             set("class", *names);
+            named = true;
         } else if (arg == "-E" || arg == "--expand_types") {
             set("expand", "true");
         } else if (arg == "--hex") {
@@ -188,6 +191,8 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
             set("skip-missing", "true");
         } else if (auto path = optionValue(args, i, "--btf_base")) {
             base = *path; // split BTF (a module's) read over it
+        } else if (auto excluded = optionValue(args, i, "--lang_exclude")) {
+            languages = *excluded;
         } else if (auto formats = optionValue(args, i, "--format_path", 'F')) {
             std::vector<std::string> names;
             std::istringstream in(*formats);
@@ -211,16 +216,15 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
                 return compatError("bad thread count in '" + arg + "'");
             jobs = n;
         } else if (arg == "-V" || arg == "--verbose" || arg.starts_with("--btf_") ||
-                   arg.starts_with("--skip_encoding_btf") || arg.starts_with("--lang_exclude") ||
-                   arg == "--reproducible_build") {
+                   arg.starts_with("--skip_encoding_btf") || arg == "--reproducible_build") {
             return compatError("'" + arg +
                                "' is a BTF encoding option: it needs -J or --btf_encode_detached");
         } else if (arg.starts_with("-") && arg != "-") {
             return compatError(
                 "unsupported option '" + arg +
                 "' (btforge implements pahole's layout options -C, -E, --hex, -s, -H, --structs, "
-                "-M, -c, -F, --skip_missing, --btf_base, and with -J its BTF encoding options: "
-                "see --help)");
+                "-M, -c, -F, --skip_missing, --btf_base, --lang_exclude, and with -J its BTF "
+                "encoding options: see --help)");
         } else if (input) {
             return compatError("more than one input ('" + *input + "', '" + arg + "')");
         } else {
@@ -232,15 +236,19 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
         out.insert(out.end(), {"--plugin-opt", setting});
     if (jobs)
         out.insert(out.end(), {"--jobs", *jobs});
-    // pahole reads the running kernel's BTF when given no file, and every language's units.
+    // pahole reads the running kernel's BTF when given no file.
     out.insert(out.end(), {"convert", input.value_or("/sys/kernel/btf/vmlinux"), "-t", "layout",
-                           "-o", "-", "--lang-exclude", ""});
+                           "-o", "-", "--lang-exclude", languages});
     if (loader)
         out.insert(out.end(), {"-f", *loader});
     if (base)
         out.insert(out.end(), {"-B", *base});
     if (carried)
         out.emplace_back("--carried");
+    // A whole listing is in the order pahole reads DWARF: each type where the first unit that
+    // defines it has it, which the units' own types give (BTF has one order: its ids).
+    if (!named)
+        out.emplace_back("--no-dedup");
     return PaholeTranslation(std::move(out));
 }
 

@@ -6,6 +6,7 @@ using ir::TypeId;
 
 void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
     const ir::TypeGraph& unit = mapped.graph;
+    graph_.setTargetAs(unit); // the byte order and pointer size of the input, as every unit's
     std::vector<TypeId> map(unit.ownCount());
     TypeId next = graph_.endId();
     for (TypeId id = 1; id < unit.endId(); ++id) {

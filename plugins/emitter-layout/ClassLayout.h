@@ -48,6 +48,7 @@ public:
     // DECL_TAGs; otherwise (BTF) alignment is inferred from the offsets, which depends on the
     // cacheline size.
     LayoutAnalyzer(const ir::TypeGraph& graph, uint32_t cacheline, bool declared);
+    bool declaresAlignment() const { return declared_; }
 
     // The layout of a STRUCT or UNION, computed once.
     const ClassLayout& of(ir::TypeId composite);

@@ -3,6 +3,7 @@
 #include "StructSums.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <variant>
 #include <vector>
@@ -209,14 +210,15 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         last = &m;
     }
 
-    // Padding of a whole alignment unit or more, which rounding up to the members' alignment
-    // does not make, is shown as the unnamed bitfields of the last member's type that would make
-    // it, when no attribute explains it.
-    if (last && layout.padding && !layout.alignment &&
-        layout.padding >= analyzer_.naturalAlignment(id)) {
-        spacedComment("Force padding:");
-        const uint32_t unit = analyzer_.sizeOf(last->member.type);
-        for (uint32_t filled = 0; unit && filled + unit <= layout.padding; filled += unit)
+    // DWARF's padding of more than a pointer that no alignment attribute explains is shown as
+    // the unnamed bitfields of the last member's type (when its size is a power of two) that
+    // would make it, as many as cover it. BTF says nothing of alignment: its padding is not.
+    const uint32_t unit = last ? analyzer_.sizeOf(last->member.type) : 0;
+    if (analyzer_.declaresAlignment() && layout.padding > graph_.pointerSize() &&
+        !layout.alignment && std::has_single_bit(unit)) {
+        out += '\n'; // set off even from a comment before it
+        comment("Force padding:");
+        for (uint32_t filled = 0; filled < layout.padding; filled += unit)
             unnamedBitfield(last->member.type, unit * 8);
     }
     if (context.stats) {

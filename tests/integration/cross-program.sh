@@ -18,7 +18,8 @@
 #    convention says (a 64-bit scalar and a small struct among them), are kept; global_sum keeps
 #    its '...';
 #  - the -r object's .data..percpu variables are VARs of that DATASEC, sorted by offset;
-#  - the two DWARF loaders agree (btforge diff --from-a dwarf --from-b llvm-dwarf exits 0).
+#  - the two DWARF loaders agree (btforge diff --from-a dwarf --from-b llvm-dwarf exits 0);
+#  - the units' own types (--no-dedup) are in the input's byte order and pointer size.
 # Every failed check is listed before the test fails, so one run shows them all.
 source "$(dirname "$0")/lib.sh"
 target=$1
@@ -96,6 +97,22 @@ dump() {
 
 # block FILE NAME: struct NAME's lines in FILE.
 block() { awk -v name="$2" '$1 ~ /^(STRUCT|UNION)$/ { f = ($2 == name) } f' "$1"; }
+
+# undeduplicated NAME: the units' own types (--no-dedup) keep the target's byte order and pointer
+# size: their BTF starts as the deduplicated one's, and they give the same layouts.
+undeduplicated() {
+    local name=$1 magic
+    "$BTFORGE" --quiet convert "$work/$name" --no-dedup -o "$work/raw.btf"
+    magic=$(od -An -tx1 -N2 "$work/$name.btf")
+    [ "$(od -An -tx1 -N2 "$work/raw.btf")" = "$magic" ] ||
+        problem "$name: --no-dedup writes another byte order than the BTF's ($magic)"
+    for dedup in "" --no-dedup; do
+        "$BTFORGE" --quiet convert "$work/$name" $dedup -t layout -C layout_everything \
+            -o "$work/layout$dedup.txt"
+    done
+    cmp -s "$work/layout.txt" "$work/layout--no-dedup.txt" ||
+        problem "$name: --no-dedup gives layout_everything another layout"
+}
 
 # layouts NAME: the compiler's numbers (the program under qemu) against the BTF dump.
 layouts() {
@@ -236,6 +253,7 @@ for cc in $compilers; do
             functions "$name" "$level"
             pahole_equal "$work/$name" "$work/$name.btf"
             readers "$work/$name"
+            undeduplicated "$name"
             # The kernel here reads only its own byte order, and takes a pointer for 8 bytes (a
             # 32-bit target's struct holding one "exceeds struct_size": pahole's output too).
             header=$(readelf -h "$work/$name")

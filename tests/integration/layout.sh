@@ -13,8 +13,9 @@
 #    and BTF layouts differ, btforge's differ the same way (checked to differ somewhere);
 #    `btforge convert -t layout` with its shorthands gives the same; the options btforge leaves
 #    out are refused, one line naming the option, exit 2;
-#  - dwarf-vmlinux: a vmlinux's DWARF with -C lists of the structs upstream's -s lists, taken in
-#    its order (upstream's DWARF reader finds -C names in the order of its units).
+#  - dwarf-vmlinux: a vmlinux's DWARF whole (-s, and every layout with --lang_exclude=rust: in
+#    the order upstream reads its units), and with -C lists of the structs upstream's -s lists,
+#    taken in its order (upstream's DWARF reader finds -C names in the order of its units).
 source "$(dirname "$0")/lib.sh"
 tools=$1 mode=$2
 shift 2
@@ -132,7 +133,10 @@ dwarf-vmlinux)
     vmlinux=$1
     require_file "$vmlinux" "fetch it with scripts/fetch-debian-kernel.sh"
     [ "${BTFORGE_SANITIZED:-0}" != 1 ] || skip "run by the release build only (minutes under ASan)"
-    list=$(upstream -F dwarf -s "$vmlinux" | awk 'NR % 40 == 1 { print $1 }' | paste -sd, -)
+    # Whole listings: every struct and union, in the order upstream reads the units.
+    same -F dwarf -s "$vmlinux"
+    list=$(awk 'NR % 40 == 1 { print $1 }' "$work/upstream.out" | paste -sd, -)
+    same -F dwarf --lang_exclude=rust "$vmlinux"
     same -F dwarf -C "$list" "$vmlinux"
     same -F dwarf -E --hex -C "$(echo "$list" | cut -d, -f1-40)" "$vmlinux"
     ;;

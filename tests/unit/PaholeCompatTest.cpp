@@ -114,9 +114,11 @@ TEST_CASE("pahole-compat: outputs, base, jobs, languages and --verbose") {
 }
 
 TEST_CASE("pahole-compat: without -J, layouts through the layout emitter") {
-    const std::vector<std::string> convert{"convert", "prog",           "-t", "layout", "-o",
-                                           "-",       "--lang-exclude", ""};
+    // A whole listing reads the units' own types, in pahole's order; -C names, the merged ones.
+    const std::vector<std::string> convert{"convert", "prog",           "-t", "layout",    "-o",
+                                           "-",       "--lang-exclude", "",   "--no-dedup"};
     CHECK(translate({"prog"}).args == convert);
+    CHECK(translate({"--lang_exclude=rust,ada", "prog"}).args[7] == "rust,ada");
     // The running kernel's BTF when no file is given.
     CHECK(translate({"-C", "list_head"}).args ==
           std::vector<std::string>{"--plugin-opt", "layout.class=list_head", "convert",

@@ -164,6 +164,21 @@ struct __attribute__((packed)) descriptor { uint8_t len, type; uint16_t size; ui
 struct endpoint { uint8_t head[3]; struct descriptor d; void *extra; };
 struct device_like { struct descriptor *first; struct endpoint ep0; int n; };
 
+/* Tail padding DWARF does not explain (compilers leave unnamed bitfields out): pahole shows it as
+ * unnamed bitfields of the last member's type when it is more than a pointer and that type's size
+ * a power of two (struct timex), not when it is a pointer or less (the kernel's
+ * bpf_insn_array_value: 4 bytes) nor after a member of three bytes. */
+struct tail_small { uint32_t a, b, c; uint32_t :32; };
+struct tail_pointer { int64_t a; int64_t :64; };
+struct tail_large { int32_t x; int32_t :32; int32_t :32; int32_t :32; int32_t :32; };
+struct tail_odd { uint32_t a; char s[3]; char :8; uint32_t :32; uint32_t :32; uint32_t :32; };
+/* ... and after the comment on a last member with bit holes, set off by a blank line (s390x's
+ * struct esw_eadm). */
+struct some_bits { uint32_t f:18; };
+struct tail_after_comment { uint32_t a; struct some_bits b; uint32_t :32, :32, :32; };
+
+struct tail_small tail_small; struct tail_pointer tail_pointer; struct tail_large tail_large;
+struct tail_odd tail_odd; struct tail_after_comment tail_after_comment;
 struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
 struct holder holder; struct anonymous anonymous; struct flexible *flexible;
 struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;
