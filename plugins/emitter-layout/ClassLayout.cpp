@@ -269,9 +269,19 @@ void LayoutAnalyzer::inferAlignment(ClassLayout& layout) {
 
 void LayoutAnalyzer::inferPacked(ir::TypeId id) {
     ClassLayout& layout = this->layout(id);
-    if (layout.isUnion || layout.packedInferred)
+    if (layout.packedInferred)
         return;
     layout.packedInferred = true;
+    if (layout.isUnion) {
+        // An array of the union would put a struct member whose alignment does not divide the
+        // union's size off that alignment: so the struct is packed (i386's u64 in a union of 28).
+        for (const MemberLayout& m : layout.members) {
+            const ir::TypeId type = resolved(m.member.type);
+            if (graph_.kind(type) == ir::Kind::Struct && layout.size % naturalAlignment(type))
+                markPacked(type);
+        }
+        return;
+    }
     // Declared byte-aligned while its members are not: packed (pahole's reading of DWARF's
     // alignment 1; other alignments below the members' do not make it packed).
     if (layout.alignment == 1 && naturalAlignment(id) > 1) {

@@ -67,8 +67,9 @@ public:
     // Decides whether a struct needs __attribute__((__packed__)), as pahole does when it prints
     // one or a struct with a member of its type: a member off its type's natural alignment, or
     // a size that is no multiple of it; a struct that has holes or padding is not, and marks
-    // the struct types of its members found off their alignment packed (markPacked). So the
-    // answer depends on what was printed before, as pahole's.
+    // the struct types of its members found off their alignment packed (markPacked). A union
+    // (as pahole, when it prints one) marks its struct members whose alignment does not divide
+    // its size. So the answer depends on what was printed before, as pahole's.
     void inferPacked(ir::TypeId id);
 
 private:

@@ -243,6 +243,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
 
 void LayoutPrinter::printUnion(ir::TypeId id, Context context, std::string_view suffix,
                                std::string& out) {
+    analyzer_.inferPacked(id); // before its struct members are printed
     const ClassLayout& layout = analyzer_.of(id);
     printOpening("union", id, out);
     Context inner = context;

@@ -179,6 +179,13 @@ struct tail_after_comment { uint32_t a; struct some_bits b; uint32_t :32, :32, :
 
 struct tail_small tail_small; struct tail_pointer tail_pointer; struct tail_large tail_large;
 struct tail_odd tail_odd; struct tail_after_comment tail_after_comment;
+/* A struct in a union whose size its alignment does not divide: packed, as an array of the union
+ * would misalign it (pahole marks it when it prints the union; i386's u64 in a union of 28). */
+#pragma pack(push, 4)
+union packed_union { struct { uint64_t a; } s; char c[12]; };
+#pragma pack(pop)
+union packed_union packed_union;
+
 struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
 struct holder holder; struct anonymous anonymous; struct flexible *flexible;
 struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;
