@@ -187,7 +187,7 @@ void LayoutAnalyzer::place(ClassLayout& layout, std::span<const ir::Member> memb
     if (!layout.members.empty() && layout.members.back().flexibleArray)
         layout.flexibleArray = true;
     for (const MemberLayout& m : layout.members) {
-        ir::TypeId type = m.member.type;
+        const ir::TypeId type = resolved(m.member.type); // a typedef'd struct embeds it too
         if (type == ir::kVoidType || graph_.kind(type) != ir::Kind::Struct || type == id)
             continue;
         const ClassLayout& inner = of(type);

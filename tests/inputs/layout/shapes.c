@@ -106,6 +106,17 @@ struct nests_flexible {
     char last;
 };
 
+/* Through a typedef the struct still embeds a flexible array (mips64's bpf_perf_event_data). */
+typedef struct flexible flexible_t;
+struct typedef_flexible {
+    flexible_t f;
+    long after;
+};
+struct holds_typedef_flexible {
+    struct typedef_flexible t;
+    int n;
+};
+
 struct functions {
     void (*callback)(int, char *);
     int (*table[4])(void);
@@ -189,6 +200,7 @@ union packed_union packed_union;
 struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
 struct holder holder; struct anonymous anonymous; struct flexible *flexible;
 struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;
+struct holds_typedef_flexible *htf;
 struct functions functions; struct arrays arrays; struct typedefs typedefs; struct big big;
 union mixed mixed; struct device_like device_like;
 int main(void) {
