@@ -38,11 +38,11 @@ void warnAbout(const DwarfConversionReport& report, const std::string& path,
         diagnostics.warning(path + ": " + std::to_string(report.unresolvedReferences) +
                             " reference(s) into units that could not be read, encoded as void");
     if (report.declarationsCutShort)
-        diagnostics.warning(
-            path + ": deduplication gave up pairing declarations with the " +
-            "definitions they stand for (too many variants of one struct: units of " +
-            "another language, e.g. Rust, describe C types otherwise); the BTF " +
-            "keeps more types than needed");
+        diagnostics.warning(path +
+                            ": deduplication gave up pairing declarations with the "
+                            "definitions they stand for (too many variants of one struct: units of "
+                            "another language, e.g. Rust, describe C types otherwise); the BTF "
+                            "keeps more types than needed");
     if (report.registerCheck.starts_with("not made"))
         diagnostics.warning(path + ": parameter register check " + report.registerCheck +
                             "; no function is skipped for an unexpected register");

@@ -272,14 +272,18 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
     if (layout.packedInferred)
         return;
     layout.packedInferred = true;
-    if (layout.isUnion) {
-        // An array of the union would put a struct member whose alignment does not divide the
-        // union's size off that alignment: so the struct is packed (i386's u64 in a union of 28).
+    // Marks packed the struct members that `at(member)` places off their type's alignment.
+    auto markMisaligned = [&](auto at) {
         for (const MemberLayout& m : layout.members) {
             const ir::TypeId type = resolved(m.member.type);
-            if (graph_.kind(type) == ir::Kind::Struct && layout.size % naturalAlignment(type))
+            if (graph_.kind(type) == ir::Kind::Struct && at(m) % naturalAlignment(type))
                 markPacked(type);
         }
+    };
+    if (layout.isUnion) {
+        // An array of the union would put a struct member whose alignment does not divide the
+        // union's size off that alignment (i386's u64 in a union of 28).
+        markMisaligned([&](const MemberLayout&) { return layout.size; });
         return;
     }
     // Declared byte-aligned while its members are not: packed (pahole's reading of DWARF's
@@ -290,11 +294,7 @@ void LayoutAnalyzer::inferPacked(ir::TypeId id) {
     }
     if (layout.padding || layout.holes) {
         // Not packed, so a struct member off its type's alignment says that type is packed.
-        for (const MemberLayout& m : layout.members) {
-            const ir::TypeId type = resolved(m.member.type);
-            if (graph_.kind(type) == ir::Kind::Struct && m.byteOffset % naturalAlignment(type))
-                markPacked(type);
-        }
+        markMisaligned([](const MemberLayout& m) { return m.byteOffset; });
         return;
     }
     uint32_t largestNatural = 1;
