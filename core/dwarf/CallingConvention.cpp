@@ -1,5 +1,6 @@
 #include "dwarf/CallingConvention.h"
 
+#include <algorithm>
 #include <elf.h>
 
 namespace btforge::dwarf {
@@ -106,6 +107,14 @@ int ArgumentRegisters::next(const ArgumentShape& argument) {
 bool ArgumentRegisters::passesInMemory(const ArgumentShape& argument) const {
     return !lost_ && slot_ < cc_.argumentRegisters.size() && argument.isAggregate &&
            argument.size > 0 && !aggregateInRegisters(argument) && !cc_.largeAggregatesByReference;
+}
+
+size_t ArgumentRegisters::slotsBeyondConvention(const ArgumentShape& argument) const {
+    if (passesInMemory(argument))
+        return 1;
+    if (!argument.isFloat || cc_.floatsTakeSlots || lost_ || slot_ >= cc_.argumentRegisters.size())
+        return 0;
+    return std::max<uint64_t>(1, (argument.size + cc_.registerSize - 1) / cc_.registerSize);
 }
 
 bool ArgumentRegisters::aggregateInRegisters(const ArgumentShape& argument) const {

@@ -55,6 +55,11 @@ public:
     bool passesInMemory(const ArgumentShape& argument) const;
     // How many argument registers the arguments so far have taken.
     size_t used() const { return slot_; }
+    // How many registers BPF's model gives the next argument that the convention does not:
+    // the model gives every argument the next ones in turn, as many as its size takes (an
+    // aggregate passed in memory, one), where the convention passes that aggregate in memory
+    // and floating-point values in registers of their own.
+    size_t slotsBeyondConvention(const ArgumentShape& argument) const;
 
 private:
     // Whether an aggregate of this shape travels in argument registers.

@@ -170,7 +170,7 @@ public:
             d.skipReason = "unexpected register usage for parameter";
             for (size_t k : members) {
                 if (d.detail.empty())
-                    d.detail = shiftedParameters(functions[group[k]]);
+                    d.detail = unexpectedRegisterDetail(functions[group[k]]);
             }
         }
         if (d.skipReason.empty()) {
@@ -200,15 +200,29 @@ private:
                hex(f.die) + ")";
     }
 
-    // The aggregate passed in memory that moves the parameters after it, if any.
-    std::string shiftedParameters(const FunctionObservation& f) const {
+    // The parameter that moves the ones after it, or else a floating-point one in a register
+    // BPF does not read arguments from, if any.
+    std::string unexpectedRegisterDetail(const FunctionObservation& f) const {
         auto params = obs_.paramsOf(f);
+        auto named = [&](size_t i) {
+            return "parameter " + std::to_string(i) + " '" + std::string(params[i].name) + "' is ";
+        };
         for (size_t i = 0; i < params.size(); ++i) {
             if (params[i].facts & kParamShiftsLaterOnes)
-                return "parameter " + std::to_string(i) + " '" + std::string(params[i].name) +
-                       "' is an aggregate passed in memory: BPF's model, a register for each "
-                       "argument in turn, reads the ones after it from other registers than "
-                       "they arrive in (DIE " +
+                return named(i) +
+                       ((params[i].facts & kParamFloatingPoint)
+                            ? "a floating-point value, in no general-purpose register"
+                            : "an aggregate passed in memory") +
+                       ": BPF's model, a register for each argument in turn, reads the ones "
+                       "after it from other registers than they arrive in (DIE " +
+                       hex(f.die) + ")";
+        }
+        for (size_t i = 0; i < params.size(); ++i) {
+            constexpr uint8_t kFloatElsewhere = kParamFloatingPoint | kParamUnexpectedRegister;
+            if ((params[i].facts & kFloatElsewhere) == kFloatElsewhere)
+                return named(i) +
+                       "a floating-point value, which arrives in a register of its own: BPF's "
+                       "model reads it from a general-purpose register (DIE " +
                        hex(f.die) + ")";
         }
         return {};

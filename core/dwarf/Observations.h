@@ -19,9 +19,10 @@ enum ParamFact : uint8_t {
     kParamOptimizedOut = 1u << 0, // the concrete instance has no location for it, or dropped it
     kParamUnexpectedRegister = 1u << 1, // at entry it is not where the calling convention puts it
     kParamNotArriving = 1u << 2, // at entry it is in no register: not part of the code's signature
-    // An aggregate passed in memory, with a later parameter arriving in a register: BPF's model
-    // of the function looks for that one a register further on.
+    // An aggregate passed in memory or a floating-point value, with a later parameter arriving
+    // in a register: BPF's model of the function looks for that one a register further on.
     kParamShiftsLaterOnes = 1u << 3,
+    kParamFloatingPoint = 1u << 4, // for the skip report's detail
 };
 
 enum FunctionFact : uint16_t {

@@ -141,13 +141,15 @@ private:
                 shape_[i] = Shape::Void;
                 continue;
             case DW_TAG_base_type:
-                if (die.encoding == DW_ATE_complex_float || die.encoding == DW_ATE_lo_user) {
+                if (die.encoding == DW_ATE_lo_user) {
                     unmapped(die, "base type encoding has no BTF form; mapped to void");
                     shape_[i] = Shape::Void;
                     continue;
                 }
                 if (die.byteSize > kMaxIntBytes || baseTypeBits(die) > kMaxIntBits) {
-                    unmapped(die, "integer wider than BTF's 128 bits; mapped to void");
+                    unmapped(die, die.encoding == DW_ATE_complex_float
+                                      ? "complex type wider than BTF's 128-bit INT; mapped to void"
+                                      : "integer wider than BTF's 128 bits; mapped to void");
                     shape_[i] = Shape::Void;
                     continue;
                 }
@@ -314,6 +316,8 @@ private:
         auto size = static_cast<uint32_t>(die.byteSize);
         if (die.encoding == DW_ATE_float)
             return ir::FloatType{name, size};
+        // A complex type is an INT of its name and size without encoding (BTF has no complex
+        // kind), as pahole writes it, and floats without the float feature.
         uint8_t encoding = 0;
         switch (die.encoding) {
         case DW_ATE_signed:
@@ -745,11 +749,12 @@ private:
         size_t lastArriving = 0; // declared position
         bool anyAggregate = false;
         bool anyUnexpected = false;
-        // Aggregates passed in memory: the first, how many so far, and whether a later parameter
-        // arrives in another register than BPF's model gives it (the next in turn, where such an
-        // aggregate takes one as any other argument).
-        size_t firstInMemory = params.size();
-        size_t inMemorySoFar = 0;
+        // Arguments BPF's model gives more registers than the convention does (aggregates
+        // passed in memory, floating-point values): the first, how many registers ahead of the
+        // convention the model is, and whether a later parameter arrives in another register
+        // than the model gives it.
+        size_t firstBeyond = params.size();
+        size_t beyondSoFar = 0;
         bool shifted = false;
         for (size_t p = 0; p < params.size(); ++p) {
             const Die& param = unit_.dies[params[p]];
@@ -774,16 +779,25 @@ private:
                     fo.facts |= kFunctionReorderedParams;
             }
             const int reg = param.has(kHasLocation) ? argumentRegister(param) : -1;
-            const bool aggregateInMemory = registers && registers->passesInMemory(shape);
+            const size_t beyond = registers ? registers->slotsBeyondConvention(shape) : 0;
             const size_t slot = registers ? registers->used() : 0;
             int expected = registers ? registers->next(shape) : ArgumentRegisters::kNotInRegister;
-            if (inMemorySoFar > 0 && reg >= 0 && expected != ArgumentRegisters::kNotInRegister) {
+            if (registers && reg >= 0) {
                 const auto& bpfRegisters = convention_->argumentRegisters;
-                const size_t bpfSlot = slot + inMemorySoFar;
-                shifted |= bpfSlot >= bpfRegisters.size() || bpfRegisters[bpfSlot] != reg;
+                const size_t bpfSlot = slot + beyondSoFar;
+                const bool bpfReadsOther =
+                    bpfSlot >= bpfRegisters.size() || bpfRegisters[bpfSlot] != reg;
+                if (beyondSoFar > 0 && expected != ArgumentRegisters::kNotInRegister)
+                    shifted |= bpfReadsOther;
+                // BPF reads every argument from a general-purpose register (pahole likewise).
+                if (shape.isFloat && bpfSlot < bpfRegisters.size() && bpfReadsOther)
+                    po.facts |= kParamUnexpectedRegister;
             }
-            if (aggregateInMemory && inMemorySoFar++ == 0)
-                firstInMemory = p;
+            if (shape.isFloat)
+                po.facts |= kParamFloatingPoint;
+            if (beyond > 0 && beyondSoFar == 0)
+                firstBeyond = p;
+            beyondSoFar += beyond;
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
             } else if (expected != ArgumentRegisters::kNotInRegister) {
@@ -823,7 +837,7 @@ private:
             fo.facts |= kFunctionUnexpectedRegister;
         if (shifted) {
             fo.facts |= kFunctionUnexpectedRegister;
-            obs.params[fo.paramFirst + firstInMemory].facts |= kParamShiftsLaterOnes;
+            obs.params[fo.paramFirst + firstBeyond].facts |= kParamShiftsLaterOnes;
         }
         if (trueSignatureKnown)
             fo.facts |= kFunctionTrueSignatureKnown;

@@ -82,3 +82,30 @@ TEST_CASE("targets without a known convention are not checked") {
     CHECK(callingConventionOf(target(EM_X86_64, 4)) == nullptr); // x32
     CHECK(callingConventionOf(target(0, 8)) == nullptr);
 }
+
+TEST_CASE("registers BPF's model gives an argument that the convention does not") {
+    // Each argument's count, asked before it is placed, as the mapper does.
+    auto beyond = [](uint16_t machine, std::initializer_list<ArgumentShape> arguments) {
+        const CallingConvention* cc = callingConventionOf(target(machine, 8));
+        REQUIRE(cc);
+        ArgumentRegisters registers(*cc);
+        std::vector<size_t> out;
+        for (const ArgumentShape& a : arguments) {
+            out.push_back(registers.slotsBeyondConvention(a));
+            registers.next(a);
+        }
+        return out;
+    };
+    const ArgumentShape big{24, true};
+    const ArgumentShape longDouble{16, false, true};
+    // A float in a register of its own, as many as its size takes; an aggregate in memory, one.
+    CHECK(beyond(EM_X86_64, {kDouble, longDouble, big, kLong}) == std::vector<size_t>{1, 2, 1, 0});
+    CHECK(beyond(EM_AARCH64, {kDouble, big, kLong}) ==
+          std::vector<size_t>{1, 0, 0}); // by reference
+    CHECK(beyond(EM_S390, {kDouble, kLong}) == std::vector<size_t>{1, 0});
+    // 64-bit PowerPC and MIPS n64 give a float a general-purpose slot too.
+    CHECK(beyond(EM_PPC64, {kDouble, kLong}) == std::vector<size_t>{0, 0});
+    CHECK(beyond(EM_MIPS, {kDouble, kLong}) == std::vector<size_t>{0, 0});
+    // Past the argument registers nothing is counted.
+    CHECK(beyond(EM_X86_64, {kLong, kLong, kLong, kLong, kLong, kLong, kDouble}).back() == 0);
+}
