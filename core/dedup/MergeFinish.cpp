@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -102,7 +103,9 @@ void GraphMerger::State::findNameGroups(std::vector<uint32_t>& named,
 }
 
 // Structural hashes of the world in which every type of an open name is seen by its name alone,
-// so types that differ only in declaration against definition hash alike. A name whose
+// so types that differ only in declaration against definition hash alike, and a declaration
+// joined by context is seen as its definition (hashed by structure: a definition of its name
+// outside the group may become equal to it only once the declaration joins). A name whose
 // definitions still hash apart has more than one class: close it and hash again, which may close
 // more.
 std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const uint32_t> named,
@@ -110,19 +113,24 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const uint32_t
                                                         plugin::TaskRunner* tasks) const {
     std::vector<uint32_t> nominal; // the types of open names
     std::vector<uint64_t> nominalHash;
+    std::vector<detail::Mirror> joined; // declarations joined by context
     std::vector<uint64_t> hashes;
     for (bool closed = true; closed;) {
         nominal.clear();
         nominalHash.clear();
+        joined.clear();
         for (const NameGroup& group : groups) {
-            for (uint32_t i = group.first; group.open && i < group.end; ++i) {
+            for (uint32_t i = group.first; group.open && !group.byContext && i < group.end; ++i) {
                 nominal.push_back(named[i]);
                 nominalHash.push_back(group.nominalHash);
             }
+            for (uint32_t i = group.declarations; group.open && group.byContext && i < group.end;
+                 ++i)
+                joined.emplace_back(named[i], named[group.first]);
         }
         hashes = detail::structuralHashes(
             world, kFinishRounds, nominal, [&](size_t i, unsigned) { return nominalHash[i]; },
-            tasks);
+            tasks, joined);
         closed = false;
         for (NameGroup& group : groups) {
             for (uint32_t i = group.first + 1; group.open && i < group.declarations; ++i) {
@@ -240,11 +248,27 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
             }
         }
     }
+    // Where several definitions fit, the one met first: libbpf's dedup compares each type with
+    // the equal-looking ones it kept before, in order (the base's, then the units' in input
+    // order), and keeps the first that is equal. Not by node: nodes follow the merge order.
+    auto metAt = [&](uint32_t node) {
+        const TypeId id = idOf(node);
+        return isOwn(id) ? std::pair{1, ownKey[id - firstOwn]} : std::pair{0, uint64_t{id}};
+    };
+    auto firstMet = [&](uint32_t g, const std::set<uint32_t>& definitions) {
+        std::optional<uint32_t> first;
+        for (uint32_t i = groups[g].first; i < groups[g].declarations; ++i) {
+            if (definitions.contains(block[named[i]]) &&
+                (!first || metAt(named[i]) < metAt(*first)))
+                first = named[i];
+        }
+        return block[*first];
+    };
     // (closed group, definition block) -> the declaration blocks joining it
     std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> joining;
     for (const auto& [declarations, definitions] : proposals) {
-        if (definitions.size() == 1)
-            joining[{groupOf.at(declarations), *definitions.begin()}].insert(declarations);
+        const uint32_t g = groupOf.at(declarations);
+        joining[{g, firstMet(g, definitions)}].insert(declarations);
     }
     for (const auto& [where, declarationBlocks] : joining) {
         const auto& [g, definitionBlock] = where;
@@ -260,7 +284,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
                 named.push_back(named[i]);
         }
         groups.push_back({hashing::combine(closed.nominalHash, definitionBlock), at, declarationsAt,
-                          static_cast<uint32_t>(named.size()), true});
+                          static_cast<uint32_t>(named.size()), true, true});
     }
     return !joining.empty();
 }

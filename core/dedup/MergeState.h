@@ -128,6 +128,10 @@ struct GraphMerger::State {
         uint64_t nominalHash;
         uint32_t first, declarations, end;
         bool open; // still possibly one class
+        // Joined by addContextualGroups: its declarations are seen as its first definition,
+        // which hashes by its structure (its name may have definitions outside the group that
+        // are equal once the declarations join).
+        bool byContext = false;
     };
     void findNameGroups(std::vector<uint32_t>& named, std::vector<NameGroup>& groups) const;
     std::vector<uint64_t> nominalHashes(std::span<const uint32_t> named,

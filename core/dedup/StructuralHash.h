@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace btforge::dedup::detail {
@@ -31,20 +32,27 @@ inline uint64_t roundHash(uint64_t label, std::span<const uint32_t> refs, const 
     return h;
 }
 
+// A node that references see as another (first) in every round: a declaration standing for
+// the definition it joined.
+using Mirror = std::pair<uint32_t, uint32_t>; // node, the node it is seen as
+
 // The hashes after `rounds` rounds, by node. References to fixedNodes[i] see fixedHash(i, round)
 // in place of its own hash: for placeholders standing for types hashed elsewhere, and for types
-// that must hash alike by name alone.
+// that must hash alike by name alone; references to a mirror's node see its other node's hash.
 // With `tasks`, each round's nodes are hashed in slices on its workers (the result is the
 // same): for the whole merged graph, whose rounds are memory-bound.
 template <typename FixedHash>
 std::vector<uint64_t> structuralHashes(const RefGraph& graph, unsigned rounds,
                                        std::span<const uint32_t> fixedNodes, FixedHash&& fixedHash,
-                                       plugin::TaskRunner* tasks = nullptr) {
+                                       plugin::TaskRunner* tasks = nullptr,
+                                       std::span<const Mirror> mirrors = {}) {
     std::vector<uint64_t> current(graph.size()); // as references see them
     std::vector<uint64_t> next(graph.size());
     auto fix = [&](std::vector<uint64_t>& hashes, unsigned round) {
         for (size_t i = 0; i < fixedNodes.size(); ++i)
             hashes[fixedNodes[i]] = fixedHash(i, round);
+        for (const auto& [node, seenAs] : mirrors)
+            hashes[node] = hashes[seenAs];
     };
     for (uint32_t node = 0; node < graph.size(); ++node)
         current[node] = graph.label(node).first;

@@ -10,7 +10,7 @@
  *                                  do not show the kind_flag)
  *   btf-oracle dedup FILE [BASE OUT]
  *                                  the type count libbpf's btf__dedup reaches on FILE; split over
- *                                  BASE, the deduplicated split BTF is written to OUT
+ *                                  BASE (none when empty), the deduplicated BTF is written to OUT
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -141,7 +141,8 @@ int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "load") == 0)
         return cmd_load(argv[2]);
     if ((argc == 3 || argc == 5) && strcmp(argv[1], "dedup") == 0)
-        return cmd_dedup(argv[2], argc == 5 ? argv[3] : NULL, argc == 5 ? argv[4] : NULL);
+        return cmd_dedup(argv[2], argc == 5 && *argv[3] ? argv[3] : NULL,
+                         argc == 5 ? argv[4] : NULL);
     if (argc == 4 && strcmp(argv[1], "finalize") == 0)
         return cmd_finalize(argv[2], argv[3]);
     fprintf(stderr, "usage: btf-oracle parse FILE [BASE] | tags FILE [BASE] | load FILE | dedup "
