@@ -10,7 +10,7 @@
 # ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
 # (32-bit; these two packages are over 600 MB, and the test command does not use them), ppc64el
 # or mips64el (neither used by the test command either); amd64-6.12 is Debian's 6.12 cloud kernel
-# (not used by the test command). A foreign
+# and amd64-generic its 6.1 kernel for hardware (neither used by the test command). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
@@ -54,12 +54,17 @@ mips64el) # the same
     version=6.1.0-50-mips64r2el
     modules=(fs/xfs/xfs net/netfilter/nf_tables)
     ;;
+amd64-generic) # the same: the 6.1 kernel for hardware (about 3,800 modules, 860 MB); amdgpu passes
+    # floating-point arguments (drivers/gpu/drm/amd/display), which the cloud kernel has none of
+    version=6.1.0-56-amd64
+    modules=(drivers/gpu/drm/amd/amdgpu/amdgpu fs/xfs/xfs)
+    ;;
 amd64-6.12) # the same: bookworm's newer kernel, whose modules' .data has an address (docs/readers.md)
     arch=amd64 version=6.12.117+deb12-cloud-amd64
     modules=(fs/xfs/xfs fs/btrfs/btrfs arch/x86/kvm/kvm net/netfilter/nf_tables drivers/net/virtio_net)
     ;;
 *)
-    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el, amd64-6.12)" >&2
+    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el, amd64-6.12, amd64-generic)" >&2
     exit 2
     ;;
 esac
