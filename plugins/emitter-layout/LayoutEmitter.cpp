@@ -16,18 +16,26 @@ bool isComposite(ir::Kind kind) {
     return kind == ir::Kind::Struct || kind == ir::Kind::Union;
 }
 
-// pahole shows a struct once when several of its name have the same members at the same
-// offsets (the same header in units that see different member types).
-bool sameLayout(const layout::ClassLayout& a, const layout::ClassLayout& b,
+// pahole shows a struct once when an earlier one of its name has the same size and members at
+// the same offsets, of the same bitfield sizes and, where both are named, names: the member
+// types are not compared (the same header in units that see different member types, or two
+// versions of a union whose anonymous struct member differs: amdgpu's MESAPI_SET_HW_RESOURCES).
+// It walks the later one's DWARF children, not only its members: a type clang declares after a
+// member stands where the next member would, and never matches one.
+bool sameLayout(layout::LayoutAnalyzer& analyzer, ir::TypeId earlier, ir::TypeId later,
                 const ir::TypeGraph& graph) {
-    if (a.isUnion != b.isUnion || a.size != b.size || a.members.size() != b.members.size())
+    const layout::ClassLayout& a = analyzer.of(earlier);
+    const layout::ClassLayout& b = analyzer.of(later);
+    if (a.size != b.size || a.members.size() != b.members.size())
         return false;
-    for (size_t i = 0; i < a.members.size(); ++i) {
-        const auto& x = a.members[i];
-        const auto& y = b.members[i];
-        if (graph.str(x.member.name) != graph.str(y.member.name) ||
-            x.member.bitOffset != y.member.bitOffset ||
-            x.member.bitfieldSize != y.member.bitfieldSize || x.byteSize != y.byteSize)
+    for (uint32_t i = 0; i < a.members.size(); ++i) {
+        if (i > 0 && analyzer.declaresNestedType(later, i - 1))
+            return false;
+        const ir::Member& x = a.members[i].member;
+        const ir::Member& y = b.members[i].member;
+        const std::string_view nameX = graph.str(x.name), nameY = graph.str(y.name);
+        if ((!nameX.empty() && !nameY.empty() && nameX != nameY) || x.bitOffset != y.bitOffset ||
+            x.bitfieldSize != y.bitfieldSize)
             return false;
     }
     return true;
@@ -120,7 +128,7 @@ private:
             auto& same = shown[graph.name(id)];
             bool repeated = false;
             for (ir::TypeId earlier : same)
-                repeated = repeated || sameLayout(printer.analyzer().of(earlier), layout, graph);
+                repeated = repeated || sameLayout(printer.analyzer(), earlier, id, graph);
             if (repeated)
                 continue;
             same.push_back(id);

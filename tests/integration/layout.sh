@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# layout.sh TOOLS btf INPUT... | TOOLS split VMLINUX MODULE | TOOLS programs SOURCE |
+# layout.sh TOOLS btf INPUT... | TOOLS split VMLINUX MODULE | TOOLS programs SOURCE... |
 #           TOOLS dwarf-vmlinux VMLINUX
 # btforge's `pahole` link printing layouts (the layout emitter) against upstream pahole master
 # (TOOLS: ../shared/tools/pahole-master), byte for byte, upstream's output made at test time:
@@ -7,10 +7,11 @@
 #    -F btf) with no option, -E, --hex, -s, -H 1, -c 32, --structs -M, and -C lists (structs,
 #    unions, typedefs, enums), with and without -E;
 #  - split: MODULE's split BTF over VMLINUX's (--btf_base), which lists the base's types too;
-#  - programs: SOURCE compiled by gcc and clang-19, DWARF 4 and 5, -O0 and -O2: its DWARF
-#    (-F dwarf: no option, -E, -M, --hex, -c 32, -C lists; a file with DWARF and .BTF is read
-#    as DWARF) and the BTF upstream encodes from it (-F btf), so that where upstream's DWARF
-#    and BTF layouts differ, btforge's differ the same way (checked to differ somewhere);
+#  - programs: the SOURCEs linked into one program by gcc and clang-19, DWARF 4 and 5, -O0 and
+#    -O2: its DWARF (-F dwarf: no option, -E, -M, --hex, -c 32, -C lists; a file with DWARF and
+#    .BTF is read as DWARF) and the BTF upstream encodes from it (-F btf), so that where
+#    upstream's DWARF and BTF layouts differ, btforge's differ the same way (checked to differ
+#    somewhere);
 #    `btforge convert -t layout` with its shorthands gives the same; the options btforge leaves
 #    out are refused, one line naming the option, exit 2;
 #  - dwarf-vmlinux: a vmlinux's DWARF whole (-s, and every layout with --lang_exclude=rust: in
@@ -76,15 +77,15 @@ split)
     same -F btf --btf_base "$vmlinux" -C "$(names "$module" "STRUCT|UNION" 3 "$vmlinux")" "$module"
     ;;
 programs)
-    source=$1
-    require_file "$source"
+    sources=("$@")
+    for source in "${sources[@]}"; do require_file "$source"; done
     command -v clang-19 > /dev/null || skip "clang-19 is not installed"
     differ=0
     for cc in gcc clang-19; do
         for dwarf in 4 5; do
             for level in 0 2; do
                 program="$work/${cc}-dwarf$dwarf-O$level"
-                "$cc" -g -gdwarf-$dwarf -O$level -w -o "$program" "$source"
+                "$cc" -g -gdwarf-$dwarf -O$level -w -o "$program" "${sources[@]}"
                 echo "$(basename "$program"):"
                 for options in "" "-E" "-M" "--hex" "-c 32"; do
                     # shellcheck disable=SC2086

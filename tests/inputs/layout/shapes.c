@@ -197,6 +197,12 @@ union packed_union { struct { uint64_t a; } s; char c[12]; };
 #pragma pack(pop)
 union packed_union packed_union;
 
+/* Two versions of one union (shapes_v2.c has the other): the same size, members at the same
+ * offsets, unnamed members of other sizes. pahole lists the first only: it compares names where
+ * both members have one, offsets and bitfield sizes, not types (amdgpu's MESAPI unions). */
+union api_frame { struct { uint32_t header; uint32_t queue; }; uint32_t dwords[4]; };
+union api_frame api_frame;
+
 struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
 struct holder holder; struct anonymous anonymous; struct flexible *flexible;
 struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;

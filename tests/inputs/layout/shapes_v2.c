@@ -1,0 +1,5 @@
+/* A second unit for shapes.c: another version of its union api_frame (see there). */
+#include <stdint.h>
+
+union api_frame { struct { uint32_t header; }; uint32_t dwords[4]; };
+union api_frame api_frame_v2;
