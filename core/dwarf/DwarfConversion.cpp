@@ -343,7 +343,8 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         baseUse = pipeline->merger().baseUse();
         plugin::PhaseTimer dedupTimer(stats, plugin::phase::kDedup);
         merged = std::move(pipeline->merger()).finish(&session.tasks);
-        report.declarationsCutShort = merged.declarationsCutShort;
+        // Without dedup the output is the units' types: the merged graph only checks functions.
+        report.declarationsCutShort = options.dedup && merged.declarationsCutShort;
         if (!merged.earlyEnumRedefined)
             break;
     }
