@@ -57,7 +57,7 @@ bool isTagged(ir::Kind kind) {
 
 LayoutPrinter::LayoutPrinter(const ir::TypeGraph& graph, const LayoutOptions& options,
                              bool declared)
-    : graph_(graph), options_(options), names_(graph),
+    : graph_(graph), options_(options), names_(graph, !declared),
       analyzer_(graph, options.cacheline, declared), declared_(declared) {}
 
 void LayoutPrinter::appendNumber(std::string& out, uint64_t value, int width) const {

@@ -89,6 +89,8 @@ void TypeNames::appendName(ir::TypeId id, std::string& out) const {
         out += tag;
         out += ' ';
     }
+    if (fromBtf_ && ir::kindOf(view) == ir::Kind::Float)
+        out += "single ";
     out += graph_.name(id);
 }
 

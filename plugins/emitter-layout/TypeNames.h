@@ -12,7 +12,9 @@ namespace btforge::layout {
 
 class TypeNames {
 public:
-    explicit TypeNames(const ir::TypeGraph& graph) : graph_(graph) {}
+    // `fromBtf`: the graph was read from BTF, whose FLOATs pahole spells "single NAME" (its BTF
+    // reader makes every FLOAT a single-precision base type whose name lacks its encoding).
+    TypeNames(const ir::TypeGraph& graph, bool fromBtf) : graph_(graph), fromBtf_(fromBtf) {}
 
     // The name of `id` inside another type's name or a parameter list.
     std::string name(ir::TypeId id) const;
@@ -29,6 +31,7 @@ public:
 
 private:
     const ir::TypeGraph& graph_;
+    bool fromBtf_;
 };
 
 // Appends `text` left-justified in `width` columns (printf's "%-*s").

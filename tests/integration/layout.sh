@@ -9,9 +9,9 @@
 #  - split: MODULE's split BTF over VMLINUX's (--btf_base), which lists the base's types too;
 #  - programs: the SOURCEs linked into one program by gcc and clang-19, DWARF 4 and 5, -O0 and
 #    -O2: its DWARF (-F dwarf: no option, -E, -M, --hex, -c 32, -C lists; a file with DWARF and
-#    .BTF is read as DWARF) and the BTF upstream encodes from it (-F btf), so that where
-#    upstream's DWARF and BTF layouts differ, btforge's differ the same way (checked to differ
-#    somewhere);
+#    .BTF is read as DWARF) and the BTF upstream encodes from it (-F btf; also with FLOATs), so
+#    that where upstream's DWARF and BTF layouts differ, btforge's differ the same way (checked
+#    to differ somewhere);
 #    `btforge convert -t layout` with its shorthands gives the same; the options btforge leaves
 #    out are refused, one line naming the option, exit 2;
 #  - dwarf-vmlinux: a vmlinux's DWARF whole (-s, and every layout with --lang_exclude=rust: in
@@ -105,6 +105,10 @@ programs)
                 same -F btf "$program.btf"
                 cmp -s "$work/dwarf.out" "$work/btforge.out" || differ=$((differ + 1))
                 same -F btf -E "$program.btf"
+                # With BTF's FLOAT kind, which pahole's BTF reader spells "single double".
+                cp "$program" "$program.floats"
+                upstream -J --btf_gen_floats "$program.floats"
+                same -F btf "$program.floats"
                 # convert's own options give the same.
                 "$BTFORGE" convert "$program" -t layout -o - -C "$list" -E --cacheline 32 \
                     > "$work/convert.out"
