@@ -1,7 +1,7 @@
 #include "BaseDeclarations.h"
 
-#include "dedup/GraphMerger.h"
-
+#include <algorithm>
+#include <iterator>
 #include <unordered_map>
 
 namespace btforge::dedup {
@@ -9,8 +9,19 @@ namespace btforge::dedup {
 using ir::Kind;
 using ir::TypeId;
 
-BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index)
-    : base_(base), index_(index) {}
+bool EarlyResolution::narrow(const GraphMerger::Result& result) {
+    if (!result.earlyEnumRedefined && result.redefinedDeclarations.empty())
+        return false;
+    enums = enums && !result.earlyEnumRedefined;
+    std::vector<std::string> names;
+    std::ranges::set_union(ownNames, result.redefinedDeclarations, std::back_inserter(names));
+    ownNames = std::move(names);
+    return true;
+}
+
+BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index,
+                                   std::vector<std::string> ownNames)
+    : base_(base), index_(index), ownNames_(std::move(ownNames)) {}
 
 TypeId BaseDeclarations::onlyDefinition(Kind family, std::string_view name) const {
     TypeId found = ir::kVoidType;
@@ -44,7 +55,8 @@ void BaseDeclarations::resolveDeclarations(const ir::TypeGraph& unit,
                                            std::vector<TypeId>& preMapped,
                                            std::vector<TypeId>& placeholders) const {
     for (TypeId id = 1; id < unit.endId(); ++id) {
-        if (unit.kind(id) != Kind::Fwd || preMapped[id - 1] != kNotPreMapped)
+        if (unit.kind(id) != Kind::Fwd || preMapped[id - 1] != kNotPreMapped ||
+            std::binary_search(ownNames_.begin(), ownNames_.end(), unit.name(id)))
             continue;
         const TypeId definition = onlyDefinition(
             unit.getAs<ir::FwdType>(id).isUnion ? Kind::Union : Kind::Struct, unit.name(id));

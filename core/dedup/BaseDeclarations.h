@@ -6,21 +6,38 @@
 #pragma once
 
 #include "dedup/BaseIndex.h"
+#include "dedup/GraphMerger.h"
 
 #include "btforge/ir/TypeGraph.h"
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace btforge::dedup {
 
+// What units resolve early, narrowed each time the merger finds an early resolution wrong for
+// the input (GraphMerger::Result says which). A round leaves out all that rounds before it left
+// out, and more, so rounds end.
+struct EarlyResolution {
+    bool enums = true;                 // resolveEnumDeclarations (over a lazy base)
+    std::vector<std::string> ownNames; // sorted: what resolveDeclarations leaves to the merger
+    // Whether `result` asks for another round; narrows this for it.
+    bool narrow(const GraphMerger::Result& result);
+};
+
 class BaseDeclarations {
 public:
-    BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index);
+    // `ownNames`, sorted: struct and union names the input defines too, differently from the
+    // base (GraphMerger::Result::redefinedDeclarations).
+    BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index,
+                     std::vector<std::string> ownNames = {});
 
     // A unit often only declares a struct the base defines (`struct pid_namespace;`): the
-    // declaration means the base's struct when the base has one struct of that name. Such FWDs
-    // of `unit` not yet pre-mapped become placeholders for it.
+    // declaration means the base's struct when the base has one struct of that name and the
+    // input none (libbpf: the name has one definition). Such FWDs of `unit` not yet pre-mapped
+    // become placeholders for it. The others are left to the merger, which pairs them by
+    // context as libbpf does.
     void resolveDeclarations(const ir::TypeGraph& unit, std::vector<ir::TypeId>& preMapped,
                              std::vector<ir::TypeId>& placeholders) const;
 
@@ -48,6 +65,7 @@ private:
 
     const ir::TypeGraph& base_;
     const BaseIndex& index_;
+    std::vector<std::string> ownNames_;
 };
 
 } // namespace btforge::dedup

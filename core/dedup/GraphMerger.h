@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace btforge::dedup {
@@ -106,6 +107,13 @@ public:
         // Pairing declarations with definitions by context ran out of steps (pathological
         // graphs: hundreds of variants of one struct): fewer types were merged than could be.
         bool declarationsCutShort = false;
+        // Units map a struct or union declaration to the base's one definition of its name
+        // (BaseDeclarations::resolveDeclarations), as libbpf's dedup resolves a declaration
+        // whose name has one definition. An own struct or union of the name unlike the base's
+        // (amdgpu.ko's own struct gpio; see redefinedDeclarations()) makes the name ambiguous:
+        // then these are such names, sorted, the rest is empty, and the units must be merged
+        // again leaving those declarations to finish().
+        std::vector<std::string> redefinedDeclarations;
     };
     // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
     // struct, union or enum of its name, when there is exactly one; see Declarations), minimises

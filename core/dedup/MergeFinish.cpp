@@ -30,6 +30,58 @@ using ir::TypeId;
 // more rounds split more blocks by hashing, fewer leave more to refinement rounds.
 constexpr unsigned kFinishRounds = 8;
 
+// Verdicts on unordered pairs of world nodes (below 2^31), in one flat open-addressing table: a
+// slot holds the pair, smaller node first, and the verdict in its top bit. The walks of a Rust
+// kernel's units leave millions of them.
+class PairVerdicts {
+public:
+    std::optional<bool> find(uint32_t a, uint32_t b) const {
+        const uint64_t key = keyOf(a, b);
+        for (size_t i = slotOf(key);; i = (i + 1) & (slots_.size() - 1)) {
+            if (slots_[i] == kEmpty)
+                return std::nullopt;
+            if ((slots_[i] & ~kEqual) == key)
+                return (slots_[i] & kEqual) != 0;
+        }
+    }
+    // Keeps the first verdict on a pair.
+    void emplace(uint32_t a, uint32_t b, bool equal) {
+        if ((used_ + 1) * 2 > slots_.size())
+            grow();
+        place(keyOf(a, b) | (equal ? kEqual : 0));
+    }
+
+private:
+    static constexpr uint64_t kEqual = uint64_t{1} << 63;
+    static constexpr uint64_t kEmpty = ~uint64_t{0}; // no pair: its upper half would be 2^32 - 1
+    static uint64_t keyOf(uint32_t a, uint32_t b) {
+        return uint64_t{std::min(a, b)} << 32 | std::max(a, b);
+    }
+    size_t slotOf(uint64_t key) const { return (key * 0x9e3779b97f4a7c15ull) >> shift_; }
+    void place(uint64_t slot) {
+        size_t i = slotOf(slot & ~kEqual);
+        for (; slots_[i] != kEmpty; i = (i + 1) & (slots_.size() - 1)) {
+            if ((slots_[i] & ~kEqual) == (slot & ~kEqual))
+                return;
+        }
+        slots_[i] = slot;
+        ++used_;
+    }
+    void grow() {
+        std::vector<uint64_t> old(slots_.size() * 2, kEmpty);
+        old.swap(slots_);
+        --shift_;
+        used_ = 0;
+        for (uint64_t slot : old) {
+            if (slot != kEmpty)
+                place(slot);
+        }
+    }
+    std::vector<uint64_t> slots_ = std::vector<uint64_t>(1024, kEmpty);
+    unsigned shift_ = 64 - 10; // log2 of the slots, from the top of the hash
+    size_t used_ = 0;
+};
+
 } // namespace
 
 // Own declarations (FWD; ENUM or ENUM64 without enumerators) with the live definitions of their
@@ -153,10 +205,11 @@ std::vector<uint64_t> GraphMerger::State::nominalHashes(std::span<const uint32_t
 bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
                                              std::vector<uint32_t>& named,
                                              std::vector<NameGroup>& groups, bool& cutShort) const {
-    std::unordered_map<uint32_t, uint32_t> closedDeclarations; // FWD node -> its group
+    // Own declarations (FWD, enum without enumerators) of closed groups: node -> its group.
+    std::unordered_map<uint32_t, uint32_t> closedDeclarations;
     for (uint32_t g = 0; g < groups.size(); ++g) {
         for (uint32_t i = groups[g].declarations; !groups[g].open && i < groups[g].end; ++i) {
-            if (labelled.kind(asLabelled(idOf(named[i]))) == Kind::Fwd)
+            if (isOwn(idOf(named[i])))
                 closedDeclarations.emplace(named[i], g);
         }
     }
@@ -174,41 +227,83 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
     // are compared pairwise); past the total, no more pairs are proposed. A C kernel's walks
     // take a few dozen steps.
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
-    std::vector<std::pair<uint32_t, uint32_t>> toCompare;
     std::unordered_set<uint64_t> assumed;
+    // What earlier walks found, by pair. Unequal: the pair that differs and every pair the walk
+    // went through to reach it. Equal: every pair of a walk that found its types equal (all it
+    // met is equal then, and the pairs it noted are proposed already). amdgpu.ko's variants of
+    // struct dc_link and of the hundreds of structs around it are compared pairwise, and each
+    // pair's walk goes through the same pairs of the others.
+    PairVerdicts known;
+    // Only pairs of structs and unions are remembered, a tenth of the pairs walks meet: the
+    // walks between them are short, and a lookup per step cost more than it saved (Rust units).
+    std::vector<bool> composite(world.size());
+    for (uint32_t node = 0; node < world.size(); ++node) {
+        const Kind kind = labelled.kind(asLabelled(idOf(node)));
+        composite[node] = kind == Kind::Struct || kind == Kind::Union;
+    }
+    struct Step {
+        uint32_t a, b, next; // a pair whose references are compared, the next of them
+    };
+    std::vector<Step> path;
     size_t stepsLeft = 20'000'000;
     auto equalButDeclarations = [&](uint32_t first, uint32_t second) {
         pairs.clear();
         assumed.clear();
-        toCompare.assign(1, {first, second});
-        for (size_t budget = 100000; !toCompare.empty(); --budget) {
-            auto [a, b] = toCompare.back();
-            toCompare.pop_back();
+        path.clear();
+        size_t budget = 100000;
+        bool exhausted = false; // a bound, not a difference, ended the walk
+        // Whether a pair may be equal; one whose references must be compared too goes on the path.
+        auto enter = [&](uint32_t a, uint32_t b) {
             if (block[a] == block[b] || !assumed.insert(uint64_t{a} << 32 | b).second)
-                continue;
-            if (budget == 0)
-                return false;
-            if (stepsLeft == 0) {
-                cutShort = true;
+                return true;
+            if (composite[a]) {
+                if (const std::optional<bool> verdict = known.find(a, b))
+                    return *verdict;
+            }
+            if (budget == 0 || stepsLeft == 0) {
+                cutShort = cutShort || stepsLeft == 0;
+                exhausted = true;
                 return false;
             }
+            --budget;
             --stepsLeft;
             if (world.label(a) != world.label(b)) {
                 if (closedDeclarations.contains(b))
                     std::swap(a, b);
-                if (!closedDeclarations.contains(a) || !isDefinitionOf(b, a))
-                    return false;
-                pairs.emplace_back(a, b);
+                if (closedDeclarations.contains(a) && isDefinitionOf(b, a)) {
+                    pairs.emplace_back(a, b);
+                    return true;
+                }
+            } else if (world.refs(a).size() == world.refs(b).size()) {
+                path.push_back({a, b, 0});
+                return true;
+            }
+            if (composite[a])
+                known.emplace(a, b, false);
+            return false;
+        };
+        bool equal = enter(first, second);
+        while (equal && !path.empty()) {
+            Step& top = path.back();
+            if (top.next == world.refs(top.a).size()) {
+                path.pop_back();
                 continue;
             }
-            auto refsA = world.refs(a);
-            auto refsB = world.refs(b);
-            if (refsA.size() != refsB.size())
-                return false;
-            for (size_t i = 0; i < refsA.size(); ++i)
-                toCompare.emplace_back(refsA[i], refsB[i]);
+            const uint32_t i = top.next++;
+            equal = enter(world.refs(top.a)[i], world.refs(top.b)[i]);
         }
-        return true;
+        if (equal) {
+            for (uint64_t met : assumed) {
+                if (composite[met >> 32])
+                    known.emplace(uint32_t(met >> 32), uint32_t(met), true);
+            }
+        } else if (!exhausted) {
+            for (const Step& step : path) {
+                if (composite[step.a])
+                    known.emplace(step.a, step.b, false);
+            }
+        }
+        return equal;
     };
     auto membersOf = [&](TypeId id) {
         return labelled.visit(asLabelled(id), [](const auto& t) -> std::span<const ir::Member> {
@@ -593,9 +688,50 @@ bool GraphMerger::State::earlyEnumRedefined() const {
     return false;
 }
 
+// A definition is the base's as libbpf first compares two: name, size, and each member's name,
+// offset and bitfield size (not its type). An own struct alike the base's differs only through
+// what it refers to (cxgb4.ko's copy of struct net_device, which reaches the driver's own struct
+// sched_class through task_struct): its name still has one definition, and a declaration of it
+// may stay the base's. One unlike every base definition of its name (amdgpu.ko's struct gpio)
+// makes the name ambiguous.
+std::vector<std::string> GraphMerger::State::redefinedDeclarations() const {
+    using Shape =
+        std::pair<uint32_t, std::vector<std::tuple<std::string_view, uint32_t, uint32_t>>>;
+    auto shapeOf = [](const TypeGraph& graph, TypeId id) {
+        return graph.visit(id, [&](const auto& t) {
+            Shape shape;
+            if constexpr (requires { t.members; }) {
+                shape.first = t.size;
+                for (const ir::Member& m : t.members)
+                    shape.second.emplace_back(graph.str(m.name), m.bitOffset, m.bitfieldSize);
+            }
+            return shape;
+        });
+    };
+    std::set<std::string_view> names; // sorted and once each: the result is the input's
+    for (TypeId id = firstOwn; !earlyDeclarations.empty() && id < ownEnd(); ++id) {
+        const TypeId type = asLabelled(id);
+        const Kind kind = labelled.kind(type);
+        const std::string_view name = labelled.name(type);
+        if ((kind != Kind::Struct && kind != Kind::Union) || !earlyDeclarations.contains(name) ||
+            names.contains(name))
+            continue;
+        const Shape shape = shapeOf(labelled, type);
+        bool alike = false;
+        baseIndex->forEachNamed(kind, name, [&](TypeId definition) {
+            return alike = shapeOf(*base, definition) == shape;
+        });
+        if (!alike)
+            names.insert(name);
+    }
+    return {names.begin(), names.end()};
+}
+
 GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
-    if (earlyEnumRedefined())
-        return {TypeGraph(base), {}, true};
+    const bool enumRedefined = earlyEnumRedefined();
+    std::vector<std::string> redefined = redefinedDeclarations();
+    if (enumRedefined || !redefined.empty())
+        return {TypeGraph(base), {}, enumRedefined, false, std::move(redefined)};
     // Give back what only merging needed before the partition allocates.
     release(index);
     release(exactIndex);

@@ -146,13 +146,19 @@ void GraphMerger::State::preMap(const PreparedUnit& unit, std::span<const TypeId
         ++seen;
         if (!isOwn(map[id]))
             noteBaseMatch(map[id]);
-        if (lazyBase() && !isOwn(target)) {
-            const ir::Kind kind = unit.unit_->kind(id);
-            if (kind == ir::Kind::Enum || kind == ir::Kind::Enum64) {
-                const auto [size, isDeclaration] = enumShape(*unit.unit_, id);
-                if (isDeclaration)
-                    earlyEnums.emplace(unit.unit_->name(id), size);
-            }
+        if (isOwn(target))
+            continue;
+        // Declarations taken for the base's definitions (not a reference into another unit,
+        // which is anonymous, nor the base's declaration standing for a unit's own definition:
+        // BaseDeclarations::referToDeclarations).
+        const ir::Kind kind = unit.unit_->kind(id);
+        if (kind == ir::Kind::Fwd && !unit.unit_->name(id).empty() &&
+            base->kind(target) != ir::Kind::Fwd)
+            earlyDeclarations.emplace(unit.unit_->name(id));
+        if (lazyBase() && (kind == ir::Kind::Enum || kind == ir::Kind::Enum64)) {
+            const auto [size, isDeclaration] = enumShape(*unit.unit_, id);
+            if (isDeclaration)
+                earlyEnums.emplace(unit.unit_->name(id), size);
         }
     }
     assert(seen == placeholders.size() && "every placeholder is pre-mapped");

@@ -28,12 +28,11 @@ constexpr auto kWorker = plugin::PhaseTimer::Scope::Thread;
 // unit position, so the output never depends on scheduling.
 class UnitPipeline {
 public:
-    // `resolveEnums`: whether units resolve enum declarations to the base's definitions early
-    // (BaseDeclarations::resolveEnumDeclarations).
+    // `early`: what units resolve to the base's definitions early (BaseDeclarations).
     UnitPipeline(UnitReader& reader, const elf::ElfSymbolTable& elf,
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
                  const DwarfConversionOptions& options, DwarfConversionReport& report,
-                 bool resolveEnums)
+                 const dedup::EarlyResolution& early)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
           merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
@@ -51,8 +50,8 @@ public:
         rules_ = partialRules_;
         rules_.observe = hasFunctionSymbol_;
         if (base)
-            baseDeclarations_.emplace(*base, *merger_.baseIndex());
-        resolveEnums_ = resolveEnums && merger_.lazyBase();
+            baseDeclarations_.emplace(*base, *merger_.baseIndex(), early.ownNames);
+        resolveEnums_ = early.enums && merger_.lazyBase();
     }
 
     Expected<void> run() {
@@ -324,17 +323,20 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
            : "not made: btforge knows no calling convention for " + elf.target().describe();
     const TypeId baseEnd = base ? base->endId() : 1;
     plugin::Stats* stats = session.stats;
-    // Units resolve enum declarations early (cheap over a lazy base) unless the merger finds
-    // that wrong for this input; then they are read and merged again without.
+    // Units resolve declarations to the base's definitions early (enums: over a lazy base)
+    // unless the merger finds that wrong for this input: an own type defines an enum otherwise,
+    // or a struct or union the base defines too. Then they are read and merged again without
+    // those (dedup::EarlyResolution).
     std::optional<UnitPipeline> pipeline;
     dedup::GraphMerger::Result merged;
     dedup::GraphMerger::BaseUse baseUse;
-    for (bool resolveEnums : {true, false}) {
+    dedup::EarlyResolution early;
+    for (;;) {
         report = DwarfConversionReport();
         report.registerCheck = registerCheck;
         {
             plugin::PhaseTimer indexing(stats, plugin::phase::kBaseIndex);
-            pipeline.emplace(reader, elf, base, session, options, report, resolveEnums);
+            pipeline.emplace(reader, elf, base, session, options, report, early);
         }
         if (auto ran = pipeline->run(); !ran)
             return std::move(ran).error();
@@ -345,7 +347,7 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         merged = std::move(pipeline->merger()).finish(&session.tasks);
         // Without dedup the output is the units' types: the merged graph only checks functions.
         report.declarationsCutShort = options.dedup && merged.declarationsCutShort;
-        if (!merged.earlyEnumRedefined)
+        if (!early.narrow(merged))
             break;
     }
     std::optional<plugin::PhaseTimer> dedupTimer(std::in_place, stats, plugin::phase::kDedup);

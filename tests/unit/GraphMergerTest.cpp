@@ -313,28 +313,31 @@ TypeGraph copyOf(const TypeGraph& g) {
 
 // Merges units over `base` as the DWARF pipeline does: each unit's declarations resolved against
 // the base first, enum declarations too over a lazy base, and everything merged again without
-// those when finish() says an own type redefined one.
+// those finish() says an own type redefined. `rounds`: how many merges that took.
 GraphMerger::Result mergeOverBase(const std::shared_ptr<const TypeGraph>& base,
                                   const std::vector<TypeGraph>& units, std::vector<size_t> order,
-                                  bool lazy) {
-    for (bool resolveEnums : {true, false}) {
+                                  bool lazy, int* rounds = nullptr) {
+    dedup::EarlyResolution early;
+    for (int round = 1;; ++round) {
         GraphMerger merger(base, GraphMerger::Declarations::ByContext, lazy);
-        const dedup::BaseDeclarations declarations(*base, *merger.baseIndex());
+        const dedup::BaseDeclarations declarations(*base, *merger.baseIndex(), early.ownNames);
         for (size_t i : order) {
             TypeGraph unit = copyOf(units[i]);
             std::vector<TypeId> preMapped(unit.ownCount(), dedup::kNotPreMapped), placeholders;
             declarations.resolveDeclarations(unit, preMapped, placeholders);
-            if (resolveEnums && merger.lazyBase())
+            if (early.enums && merger.lazyBase())
                 declarations.resolveEnumDeclarations(unit, preMapped, placeholders);
             declarations.referToDeclarations(unit, preMapped, placeholders);
             merger.merge(merger.prepare(unit, placeholders), uint32_t(i), preMapped);
         }
         GraphMerger::Result result = std::move(merger).finish();
-        if (!result.earlyEnumRedefined)
+        if (!early.narrow(result)) {
+            if (rounds)
+                *rounds = round;
             return result;
+        }
+        REQUIRE(round < 8);
     }
-    FAIL("merged again, enum declarations still resolved early");
-    return GraphMerger::Result{ir::TypeGraph{}};
 }
 
 // randomSpecs with named enums (four names, each spec's values its own) that some types refer
@@ -433,6 +436,55 @@ TEST_CASE("GraphMerger: an enum declaration resolved early, then defined otherwi
     CHECK(again.graph.ownCount() == 4);
     CHECK(test::written(again.graph) ==
           test::written(mergeOverBase(base, units, both, false).graph));
+}
+
+TEST_CASE("GraphMerger: a struct declaration resolved early, then defined otherwise") {
+    // The base defines struct gpio and a struct board using it; the module (amdgpu.ko) defines
+    // its own struct gpio and a struct link using it. A unit that only declares gpio resolves it
+    // early to the base's, which would split the module's struct link in two: finish() asks for
+    // the merge again, where the declaration is paired by context as libbpf pairs it. In link,
+    // with the module's gpio; in board, with the base's.
+    Unit b;
+    const TypeId baseGpio = b.structure("gpio", {b.integer("int")});
+    b.structure("board", {b.ptr(baseGpio)});
+    auto base = std::make_shared<const TypeGraph>(std::move(b.g));
+    auto declaring = [](std::string_view user) {
+        Unit u;
+        u.structure(user, {u.ptr(u.fwd("gpio"))});
+        return std::move(u.g);
+    };
+    Unit defining;
+    const TypeId own = defining.structure(
+        "gpio", {defining.integer("long int", 8), defining.integer("long int", 8)});
+    defining.structure("link", {defining.ptr(own)});
+    auto named = [&](const TypeGraph& g, std::string_view name) {
+        int count = 0;
+        for (TypeId id = base->endId(); id < g.endId(); ++id)
+            count += g.name(id) == name;
+        return count;
+    };
+    for (bool lazy : {false, true}) {
+        CAPTURE(lazy);
+        std::vector<TypeGraph> units;
+        units.push_back(declaring("link"));
+        units.push_back(declaring("board"));
+        units.push_back(copyOf(defining.g));
+        int rounds = 0;
+        // Without the module's gpio, the declarations are the base's: only struct link is new.
+        const GraphMerger::Result declared = mergeOverBase(base, units, {1, 0}, lazy, &rounds);
+        CHECK(rounds == 1);
+        CHECK(declared.graph.ownCount() == 1);
+        for (std::vector<size_t> order : {std::vector<size_t>{0, 2}, {2, 0}, {1, 2}, {2, 1}}) {
+            CAPTURE(order);
+            const GraphMerger::Result all = mergeOverBase(base, units, order, lazy, &rounds);
+            CHECK(rounds == 2);
+            // The module's gpio (its long int), link and a pointer to gpio; board is the base's.
+            CHECK(all.graph.ownCount() == 4);
+            CHECK(named(all.graph, "link") == 1);
+            CHECK(named(all.graph, "gpio") == 1);
+            CHECK(named(all.graph, "board") == 0);
+        }
+    }
 }
 
 // What `ask` says of the BaseIndex of `g` as a base.
