@@ -96,11 +96,11 @@ for order in "declaring.o defining.o" "defining.o declaring.o" "board.o defining
     echo "units $order: equal to pahole master and to libbpf's btf__dedup ($ours)"
 done
 
-# An enum declared in one unit (`enum req;`, as amdgpu's enum idh_request) inside struct ops,
-# defined in two others otherwise, one of them inside struct ops too: libbpf takes the
+# A module's enum declared in one unit (`enum req;`, as amdgpu's enum idh_request) inside struct
+# ops, defined in two others otherwise, one of them inside struct ops too: libbpf takes the
 # declaration for the definition the other ops uses, so one struct ops. btforge once kept the
-# declaration (its name has two definitions), and both ops. libbpf also keeps the function
-# prototype of the declaring unit, unused once its ops is the other's: btforge does not.
+# declaration over a base (its name has two definitions), and both ops. libbpf also keeps the
+# function prototype of the declaring unit, unused once its ops is the other's: btforge does not.
 cat > "$work/enum-declaring.c" << 'EOF'
 enum req;
 struct ops {
@@ -121,18 +121,17 @@ cat > "$work/enum-other.c" << 'EOF'
 enum req { REQ_INIT = 1, REQ_FINI = 2 };
 enum req last_request;
 EOF
-echo 'int main(void) { return 0; }' > "$work/enum-main.c"
-"$compiler" -g -O0 -c enum-declaring.c enum-ops.c enum-other.c enum-main.c 2> /dev/null
+"$compiler" -g -O0 -c enum-declaring.c enum-ops.c enum-other.c 2> /dev/null
 for order in "enum-declaring.o enum-ops.o enum-other.o" "enum-other.o enum-ops.o enum-declaring.o"; do
-    "$compiler" -o enums enum-main.o $order
-    "$work/master/pahole" -J --btf_encode_detached=pahole.btf enums > /dev/null 2>&1 ||
-        fail "upstream pahole failed on the program ($order)"
-    "$BTFORGE" --quiet convert enums -o ours.btf
-    if ! "$BTFORGE" diff -f btf pahole.btf ours.btf --max 20 > diff.txt; then
+    ld -r -o enums.ko $order
+    "$work/master/pahole" -J --btf_base base.btf --btf_encode_detached=pahole.btf enums.ko \
+        > /dev/null 2>&1 || fail "upstream pahole failed on the module ($order)"
+    "$BTFORGE" --quiet convert -B base.btf enums.ko -o ours.btf
+    if ! "$BTFORGE" diff -f btf -B base.btf pahole.btf ours.btf --max 20 > diff.txt; then
         cat diff.txt
-        fail "enum units $order: btforge's BTF differs from pahole's (A: pahole)"
+        fail "enum units $order: btforge's split BTF differs from pahole's (A: pahole)"
     fi
-    "$BPFTOOL" btf dump file ours.btf > ours.txt
+    "$BPFTOOL" --base-btf base.btf btf dump file ours.btf > ours.txt
     ops=$(grep -c "STRUCT 'ops'" ours.txt) || true
     [ "$ops" = 1 ] || fail "enum units $order: $ops struct ops"
     ! grep -q "ENUM 'req' .* vlen=0" ours.txt || fail "enum units $order: the declaration is left"
