@@ -689,24 +689,16 @@ bool GraphMerger::State::earlyEnumRedefined() const {
 }
 
 // A definition is the base's as libbpf first compares two: name, size, and each member's name,
-// offset and bitfield size (not its type). An own struct alike the base's differs only through
-// what it refers to (cxgb4.ko's copy of struct net_device, which reaches the driver's own struct
-// sched_class through task_struct): its name still has one definition, and a declaration of it
-// may stay the base's. One unlike every base definition of its name (amdgpu.ko's struct gpio)
-// makes the name ambiguous.
+// offset and bitfield size, not its type (the label, TypeLabel.h). An own struct alike the base's
+// differs only through what it refers to (cxgb4.ko's copy of struct net_device, which reaches the
+// driver's own struct sched_class through task_struct): its name still has one definition, and a
+// declaration of it may stay the base's. One unlike every base definition of its name (amdgpu.ko's
+// struct gpio) makes the name ambiguous.
 std::vector<std::string> GraphMerger::State::redefinedDeclarations() const {
-    using Shape =
-        std::pair<uint32_t, std::vector<std::tuple<std::string_view, uint32_t, uint32_t>>>;
-    auto shapeOf = [](const TypeGraph& graph, TypeId id) {
-        return graph.visit(id, [&](const auto& t) {
-            Shape shape;
-            if constexpr (requires { t.members; }) {
-                shape.first = t.size;
-                for (const ir::Member& m : t.members)
-                    shape.second.emplace_back(graph.str(m.name), m.bitOffset, m.bitfieldSize);
-            }
-            return shape;
-        });
+    std::vector<TypeId> refs; // labelOf appends a type's references: unused here
+    auto labelIn = [&](const TypeGraph& graph, TypeId type) {
+        refs.clear();
+        return detail::labelOf(graph, type, refs);
     };
     std::set<std::string_view> names; // sorted and once each: the result is the input's
     for (TypeId id = firstOwn; !earlyDeclarations.empty() && id < ownEnd(); ++id) {
@@ -716,10 +708,10 @@ std::vector<std::string> GraphMerger::State::redefinedDeclarations() const {
         if ((kind != Kind::Struct && kind != Kind::Union) || !earlyDeclarations.contains(name) ||
             names.contains(name))
             continue;
-        const Shape shape = shapeOf(labelled, type);
+        const LabelHash label = labelIn(labelled, type);
         bool alike = false;
         baseIndex->forEachNamed(kind, name, [&](TypeId definition) {
-            return alike = shapeOf(*base, definition) == shape;
+            return alike = labelIn(*base, definition) == label;
         });
         if (!alike)
             names.insert(name);
