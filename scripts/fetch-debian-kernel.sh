@@ -56,7 +56,7 @@ mips64el) # the same
     ;;
 amd64-generic) # the same: the 6.1 kernel for hardware (about 3,800 modules, 860 MB); amdgpu passes
     # floating-point arguments (drivers/gpu/drm/amd/display), which the cloud kernel has none of
-    version=6.1.0-56-amd64
+    arch=amd64 version=6.1.0-56-amd64
     modules=(drivers/gpu/drm/amd/amdgpu/amdgpu fs/xfs/xfs)
     ;;
 amd64-6.12) # the same: bookworm's newer kernel, whose modules' .data has an address (docs/readers.md)
