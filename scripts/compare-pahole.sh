@@ -36,6 +36,20 @@ export BTFORGE_BASE_CACHE=off
 # The flags a kernel build passes (scripts/Makefile.btf, 6.12+, without 'attributes').
 features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
 
+# Debian's bpftool (libbpf 1.1) reads a header longer than 24 bytes only in the host's byte order,
+# and pahole master writes libbpf 1.8's 32-byte one (room for a kind-layout section) for
+# big-endian targets too. Without a layout section it says what the 24-byte header says:
+# bpftool reads a copy with that header. FILE: the file bpftool is to read (FILE.h24 or FILE).
+readable() {
+    if [ "$(od -An -tx1 -N8 "$1" | tr -d ' ')" = eb9f010000000020 ] &&
+        [ "$(od -An -tx1 -j24 -N8 "$1" | tr -d ' ')" = 0000000000000000 ]; then
+        { head -c 4 "$1"; printf '\0\0\0\030'; tail -c +9 "$1" | head -c 16; tail -c +33 "$1"; } > "$1.h24"
+        echo "$1.h24"
+    else
+        echo "$1"
+    fi
+}
+
 # One module, run by xargs: both encoders, the skip reasons, bpftool's dumps. Every output goes
 # to $CP_OUT/mod/NAME; a tool's failure is recorded there, not fatal to the run.
 if [ "${1:-}" = --job ]; then
@@ -49,7 +63,8 @@ if [ "${1:-}" = --job ]; then
     set +e
     dump() { # TOOL BASE: bpftool's dump of TOOL's output, when TOOL succeeded
         [ "$(cat "$d/$1.rc")" = 0 ] || return 0
-        bpftool btf dump file "$d/$1.btf" -B "$2" > "$d/$1.txt" 2>> "$d/$1.err" || echo "bpftool" > "$d/$1.rc"
+        bpftool btf dump file "$(readable "$d/$1.btf")" -B "$2" > "$d/$1.txt" 2>> "$d/$1.err" ||
+            echo "bpftool" > "$d/$1.rc"
     }
     "$CP_PAHOLE" -J --btf_features="$features" --lang_exclude=rust --btf_base "$CP_PBASE" \
         --btf_encode_detached="$d/p.btf" --verbose "$ko" 2> "$d/p.err" |
@@ -58,8 +73,8 @@ if [ "${1:-}" = --job ]; then
     "$CP_BTFORGE" -j1 --quiet convert "$ko" -B "$CP_BBASE" -o "$d/b.btf" \
         --report-skipped "$d/b.json" > "$d/b.out" 2> "$d/b.err"
     echo "$?" > "$d/b.rc"
-    dump p "$CP_PBASE"
-    dump b "$CP_BBASE"
+    dump p "$CP_PBASE_READABLE"
+    dump b "$CP_BBASE_READABLE"
     exit 0
 fi
 
@@ -147,8 +162,8 @@ if [ "$reuse" = 0 ] && { [ "$vmlinux_too" = 1 ] || [ "$base_mode" = own ]; }; th
         --report-skipped "$v/b.json" 2> "$v/b.err" ||
         { echo "error: btforge failed on vmlinux ($v/b.err)" >&2; exit 1; }
     phase "btforge vmlinux" "$t"
-    bpftool btf dump file "$v/p.btf" > "$v/p.txt"
-    bpftool btf dump file "$v/b.btf" > "$v/b.txt"
+    bpftool btf dump file "$(readable "$v/p.btf")" > "$v/p.txt"
+    bpftool btf dump file "$(readable "$v/b.btf")" > "$v/b.txt"
     echo vmlinux > "$v/path"
     echo 0 > "$v/p.rc"
     echo 0 > "$v/b.rc"
@@ -172,8 +187,9 @@ else
     pbase=$v/p.btf bbase=$v/b.btf
     echo "own bases: pahole's modules over pahole's vmlinux, btforge's over btforge's" > "$out/base.txt"
 fi
-bpftool btf dump file "$pbase" > "$out/pbase.txt"
-bpftool btf dump file "$bbase" > "$out/bbase.txt"
+pbase_readable=$(readable "$pbase") bbase_readable=$(readable "$bbase")
+bpftool btf dump file "$pbase_readable" > "$out/pbase.txt"
+bpftool btf dump file "$bbase_readable" > "$out/bbase.txt"
 
 # The modules, N at a time.
 if [ "$reuse" = 0 ]; then
@@ -182,6 +198,7 @@ if [ "$reuse" = 0 ]; then
     mkdir -p "$out/mod"
     printf '%s\0' "${modules[@]}" |
         CP_OUT=$out CP_ROOT=$mroot CP_PAHOLE=$pahole CP_BTFORGE=$btforge CP_PBASE=$pbase CP_BBASE=$bbase \
+            CP_PBASE_READABLE=$pbase_readable CP_BBASE_READABLE=$bbase_readable \
             nice xargs -0 -n1 -P"$par" "$0" --job
     phase "modules (${#modules[@]}, -P$par)" "$t"
 fi
