@@ -21,9 +21,11 @@ constexpr uint8_t kBpf[] = {1, 2, 3, 4, 5};                    // r1-r5
 // Aggregates are passed as each ABI says; floating-point values travel in their own registers
 // everywhere but 64-bit PowerPC, whose parameter save area gives them a general register slot.
 constexpr CallingConvention kSysVAmd64{"System V AMD64", kX86_64, 8, 16, false};
-// The kernel is built with -mregparm=3, and GCC passes static functions' arguments this way too;
-// structures always go on the stack. Arguments on the stack are not checked.
-constexpr CallingConvention kI386{"i386 regparm(3)", kI386Regparm3, 4, 0, false};
+// The kernel is built with -mregparm=3, and GCC passes static functions' arguments this way too.
+// gcc and clang pass an aggregate in the registers left while it fits (struct membuf, and with
+// PAE the 8-byte pmd_t, in EAX:EDX); one that does not fit goes on the stack with every later
+// argument. Arguments on the stack are not checked.
+constexpr CallingConvention kI386{"i386 regparm(3)", kI386Regparm3, 4, UINT16_MAX, false};
 constexpr CallingConvention kAapcs64{"AAPCS64", kAarch64, 8, 16, true};
 constexpr CallingConvention kAapcs{"AAPCS", kArm, 4, UINT16_MAX, false, false, true};
 constexpr CallingConvention kS390x{"s390x ELF ABI", kS390, 8, 8, true, true};
