@@ -9,7 +9,7 @@
 #   $BTFORGE_CACHE/debian-VERSION/all-modules/DIR/NAME.ko
 # ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
 # (32-bit; these two packages are over 600 MB, and the test command does not use them), ppc64el
-# or mips64el (neither used by the test command either); amd64-6.12 is Debian's 6.12 cloud kernel
+# mips64el, mipsel (32-bit MIPS) or armel (ARMv5) (none used by the test command either); amd64-6.12 is Debian's 6.12 cloud kernel
 # and amd64-generic its 6.1 kernel for hardware (neither used by the test command). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
@@ -54,6 +54,14 @@ mips64el) # the same
     version=6.1.0-50-mips64r2el
     modules=(fs/xfs/xfs net/netfilter/nf_tables)
     ;;
+mipsel) # the same: 32-bit MIPS (o32), whose modules are relocated by REL sections
+    version=6.1.0-50-4kc-malta
+    modules=(fs/xfs/xfs)
+    ;;
+armel) # the same: ARMv5, soft-float
+    version=6.1.0-50-marvell
+    modules=(fs/xfs/xfs)
+    ;;
 amd64-generic) # the same: the 6.1 kernel for hardware (about 3,800 modules, 860 MB); amdgpu passes
     # floating-point arguments (drivers/gpu/drm/amd/display), which the cloud kernel has none of
     arch=amd64 version=6.1.0-56-amd64
@@ -64,7 +72,7 @@ amd64-6.12) # the same: bookworm's newer kernel, whose modules' .data has an add
     modules=(fs/xfs/xfs fs/btrfs/btrfs arch/x86/kvm/kvm net/netfilter/nf_tables drivers/net/virtio_net)
     ;;
 *)
-    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el, amd64-6.12, amd64-generic)" >&2
+    echo "error: no reference kernel for architecture '$arch' (amd64, arm64, s390x, armhf, i386, ppc64el, mips64el, mipsel, armel, amd64-6.12, amd64-generic)" >&2
     exit 2
     ;;
 esac
