@@ -16,6 +16,7 @@ constexpr uint8_t kPowerPc[] = {3, 4, 5, 6, 7, 8, 9, 10};      // r3-r10
 constexpr uint8_t kRiscv[] = {10, 11, 12, 13, 14, 15, 16, 17}; // a0-a7 (x10-x17)
 constexpr uint8_t kLoongArch[] = {4, 5, 6, 7, 8, 9, 10, 11};   // a0-a7 (r4-r11)
 constexpr uint8_t kMipsN64[] = {4, 5, 6, 7, 8, 9, 10, 11};     // a0-a7 ($4-$11)
+constexpr uint8_t kMipsO32[] = {4, 5, 6, 7};                   // a0-a3 ($4-$7)
 constexpr uint8_t kBpf[] = {1, 2, 3, 4, 5};                    // r1-r5
 
 // Aggregates are passed as each ABI says; floating-point values travel in their own registers
@@ -40,6 +41,10 @@ constexpr CallingConvention kLoongArch64{"LoongArch LP64", kLoongArch, 8, 16, tr
 // Each argument takes the next slot, a floating-point one too (in the FPR of that slot), and
 // aggregates travel in registers while they last, as on 64-bit PowerPC.
 constexpr CallingConvention kMips64{"MIPS n64", kMipsN64, 8, UINT16_MAX, false, false, false, true};
+// The first 16 bytes of the argument area travel in a0-a3: a 64-bit value in an even-numbered
+// pair, a struct as its bytes while registers last. Floating-point arguments take their slots
+// too (the leading ones arrive in $f12 and $f14 instead).
+constexpr CallingConvention kO32{"MIPS o32", kMipsO32, 4, UINT16_MAX, false, false, true, true};
 constexpr CallingConvention kBpfAbi{"BPF", kBpf, 8, 0, false};
 
 } // namespace
@@ -65,8 +70,8 @@ const CallingConvention* callingConventionOf(const elf::Target& target) {
         return is64 ? &kLp64 : &kIlp32;
     case EM_LOONGARCH:
         return is64 ? &kLoongArch64 : nullptr;
-    case EM_MIPS: // 32-bit: o32 or n32, which the ELF header's flags tell, not modelled
-        return is64 ? &kMips64 : nullptr;
+    case EM_MIPS: // 32-bit: o32, or n32 (EF_MIPS_ABI2), which is not modelled
+        return is64 ? &kMips64 : (target.flags & EF_MIPS_ABI2) ? nullptr : &kO32;
     case EM_BPF:
         return &kBpfAbi;
     default:

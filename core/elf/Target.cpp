@@ -70,6 +70,14 @@ std::optional<Target> targetOf(std::span<const std::byte> image) {
     // e_machine follows e_type, right after the identification, in both classes.
     uint8_t lo = ident(EI_NIDENT + 2), hi = ident(EI_NIDENT + 3);
     target.machine = target.isBigEndian() ? uint16_t(lo << 8 | hi) : uint16_t(hi << 8 | lo);
+    // e_flags follows e_entry, e_phoff and e_shoff, each as wide as an address.
+    const size_t flagsAt = EI_NIDENT + 8 + 3 * size_t{target.pointerSize};
+    if (image.size() >= flagsAt + 4) {
+        for (size_t i = 0; i < 4; ++i) {
+            const size_t byte = target.isBigEndian() ? i : 3 - i;
+            target.flags = target.flags << 8 | ident(flagsAt + byte);
+        }
+    }
     return target;
 }
 

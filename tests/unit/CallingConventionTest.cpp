@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <elf.h>
 #include <vector>
 
@@ -12,10 +13,11 @@ using namespace btforge::dwarf;
 
 namespace {
 
-elf::Target target(uint16_t machine, uint8_t pointerSize) {
+elf::Target target(uint16_t machine, uint8_t pointerSize, uint32_t flags = 0) {
     elf::Target t;
     t.machine = machine;
     t.pointerSize = pointerSize;
+    t.flags = flags;
     return t;
 }
 
@@ -49,12 +51,15 @@ TEST_CASE("integer arguments take each target's argument registers in order") {
     CHECK(assign(EM_MIPS, 8, {kLong, kInt}) == std::vector<int>{4, 5}); // n64: $a0, $a1
     CHECK(assign(EM_386, 4, {kInt, kInt, kInt, kInt}) == std::vector<int>{0, 2, 1, -1});
     CHECK(assign(EM_ARM, 4, {kInt, kInt, kInt, kInt, kInt}) == std::vector<int>{0, 1, 2, 3, -1});
+    // o32 (Debian's mipsel): $a0-$a3 only.
+    CHECK(assign(EM_MIPS, 4, {kInt, kInt, kInt, kInt, kInt}) == std::vector<int>{4, 5, 6, 7, -1});
 }
 
 TEST_CASE("64-bit values on 32-bit targets take a pair, even-aligned where the ABI says so") {
     const ArgumentShape wide{8};
     CHECK(assign(EM_ARM, 4, {kInt, wide, kInt}) == std::vector<int>{0, 2, -1});
     CHECK(assign(EM_PPC, 4, {kInt, wide, kInt}) == std::vector<int>{3, 5, 7});
+    CHECK(assign(EM_MIPS, 4, {kInt, wide, kInt}) == std::vector<int>{4, 6, -1});
     CHECK(assign(EM_386, 4, {wide, kInt}) == std::vector<int>{0, 1});
     // A pair that does not fit: later arguments are not placed (ABIs differ there).
     CHECK(assign(EM_386, 4, {kInt, kInt, wide, kInt}) == std::vector<int>{0, 2, -1, -1});
@@ -79,12 +84,47 @@ TEST_CASE("aggregates and floating-point values as each ABI passes them") {
     // n64: an aggregate in the next registers while they last; a double in $f12 takes $a0's slot.
     CHECK(assign(EM_MIPS, 8, {big, kLong}) == std::vector<int>{4, 7});
     CHECK(assign(EM_MIPS, 8, {kDouble, kLong}) == std::vector<int>{-1, 5});
+    // o32: a struct as its bytes in $a0-$a3 while they last; a double takes an even pair too.
+    CHECK(assign(EM_MIPS, 4, {ArgumentShape{8, true}, kInt}) == std::vector<int>{4, 6});
+    CHECK(assign(EM_MIPS, 4, {kInt, odd, kInt}) == std::vector<int>{4, 5, -1});
+    CHECK(assign(EM_MIPS, 4, {kInt, kDouble, kInt}) == std::vector<int>{4, -1, -1});
 }
 
 TEST_CASE("targets without a known convention are not checked") {
-    CHECK(callingConventionOf(target(EM_MIPS, 4)) == nullptr);   // o32 or n32: not modelled
-    CHECK(callingConventionOf(target(EM_X86_64, 4)) == nullptr); // x32
+    CHECK(callingConventionOf(target(EM_MIPS, 4, EF_MIPS_ABI2)) == nullptr); // n32
+    CHECK(callingConventionOf(target(EM_X86_64, 4)) == nullptr);             // x32
     CHECK(callingConventionOf(target(0, 8)) == nullptr);
+}
+
+TEST_CASE("the ELF header's flags say which 32-bit MIPS ABI an input has") {
+    // An ELF32 header, as far as e_flags (offset 36), in either byte order.
+    auto header = [](bool bigEndian, uint32_t flags) {
+        std::vector<std::byte> bytes(52);
+        const uint8_t ident[] = {
+            0x7f,      'E', 'L', 'F', ELFCLASS32, uint8_t(bigEndian ? ELFDATA2MSB : ELFDATA2LSB),
+            EV_CURRENT};
+        for (size_t i = 0; i < sizeof ident; ++i)
+            bytes[i] = std::byte{ident[i]};
+        auto put = [&](size_t at, uint32_t value, size_t width) {
+            for (size_t i = 0; i < width; ++i) {
+                const size_t shift = 8 * (bigEndian ? width - 1 - i : i);
+                bytes[at + i] = std::byte(value >> shift & 0xff);
+            }
+        };
+        put(18, EM_MIPS, 2);
+        put(36, flags, 4);
+        return bytes;
+    };
+    // Debian's mipsel vmlinux: noreorder, o32, mips32r2.
+    const auto o32 = elf::targetOf(header(false, 0x70001001));
+    REQUIRE(o32);
+    CHECK(o32->flags == 0x70001001);
+    REQUIRE(callingConventionOf(*o32));
+    CHECK(callingConventionOf(*o32)->name == "MIPS o32");
+    const auto n32 = elf::targetOf(header(true, 0x60000020));
+    REQUIRE(n32);
+    CHECK(n32->flags == 0x60000020);
+    CHECK(callingConventionOf(*n32) == nullptr);
 }
 
 TEST_CASE("registers BPF's model gives an argument that the convention does not") {

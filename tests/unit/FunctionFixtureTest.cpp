@@ -158,3 +158,38 @@ TEST_CASE("functions from fixtures: symbols, argument registers, several address
         }
     }
 }
+
+TEST_CASE("without a model of the convention, a clone does without a parameter given as a value") {
+    // x32 (32-bit x86-64): a target btforge knows no convention for. gcc's .constprop clones
+    // describe a parameter the caller no longer passes by its value (here DW_OP_lit3,
+    // DW_OP_stack_value) or by the caller's parameter; only then is the clone re-signatured.
+    Fixture f;
+    f.machine = EM_X86_64;
+    f.elf64 = false;
+    f.textAddress = kText;
+    auto withConstantB = [](Die function) {
+        Attribute& location = function.children[1].attributes.back();
+        location.value = Bytes{{DW_OP_lit3, DW_OP_stack_value}};
+        return function;
+    };
+    f.units = {gccUnit("one.c", 4,
+                       {withConstantB(function("one.c", "scale", kText, 5, 4, false)),
+                        withConstantB(function("one.c", "unused", kText + 0x10, 5, 4)),
+                        function("one.c", "shift", kText + 0x20, 5, 4, false)})};
+    f.symbols = {{"scale.constprop.0", kText, 0x10, STT_FUNC, STB_LOCAL},
+                 {"unused", kText + 0x10, 0x10},
+                 {"shift.isra.0", kText + 0x20, 0x10, STT_FUNC, STB_LOCAL}};
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        Loaded loaded = loadFixture(loader, f);
+        REQUIRE(loaded.graph);
+        const ir::TypeGraph& g = *loaded.graph;
+        CHECK(funcs(g, "scale").empty());
+        CHECK(loaded.skipped.find("scale : skipping BTF encoding of function due to "
+                                  "optimized parameters") != std::string::npos);
+        // Not re-signatured: its callers still pass b, which it does not use.
+        CHECK(funcs(g, "unused").size() == 1);
+        // A clone whose parameters all arrive in registers: nothing says which.
+        CHECK(funcs(g, "shift").size() == 1);
+    }
+}

@@ -18,6 +18,7 @@ struct Target {
     uint16_t machine = 0;    // e_machine (EM_*)
     uint8_t pointerSize = 8; // 4 for ELFCLASS32, 8 for ELFCLASS64
     ir::ByteOrder byteOrder = ir::ByteOrder::Little;
+    uint32_t flags = 0; // e_flags: which ABI of the machine (MIPS o32 or n32, for one)
 
     bool isBigEndian() const { return byteOrder == ir::ByteOrder::Big; }
     // "aarch64", "s390", "EM 1234" for a machine without a name here.

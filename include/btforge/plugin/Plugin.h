@@ -23,7 +23,7 @@
 
 namespace btforge::plugin {
 
-inline constexpr uint32_t kAbiVersion = 9;
+inline constexpr uint32_t kAbiVersion = 10;
 inline constexpr const char* kDescriptorSymbol = "btforge_plugin_descriptor";
 
 enum class PluginKind : uint32_t { Loader = 1, Emitter = 2 };
