@@ -56,15 +56,18 @@ struct SymbolPlaces {
     std::vector<SectionOffset> clones;
     std::vector<SectionOffset> plain;                                 // the name itself is there
     std::vector<std::pair<SectionOffset, std::string_view>> suffixed; // foo.isra.0 is there
+    std::vector<std::pair<SectionOffset, uint64_t>> extents;          // every symbol's, its size
 
     void collect(std::span<const elf::ElfFunction> symbols, const elf::ElfSymbolTable& elf) {
         all.clear();
         clones.clear();
         plain.clear();
         suffixed.clear();
+        extents.clear();
         for (const elf::ElfFunction& s : symbols) {
             SectionOffset place{s.section, elf.offsetInSection(s.address, s.section)};
             all.emplace_back(place, s.address);
+            extents.emplace_back(place, s.size);
             if (isSignatureChangingClone(s))
                 clones.push_back(place);
             if (s.symbolName == s.name)
@@ -83,6 +86,19 @@ struct SymbolPlaces {
         return p &&
                std::binary_search(all.begin(), all.end(), std::pair(*p, uint64_t{0}),
                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+    // The place of the symbol whose code starts at `p`: `p` when a symbol starts there, else
+    // one of this name whose code holds `p`. riscv64 kernels' functions begin with the NOPs
+    // ftrace patches, inside the symbol and before the DWARF's entry (DW_AT_low_pc).
+    std::optional<SectionOffset> symbolPlaceOf(const std::optional<SectionOffset>& p) const {
+        if (!p || has(p))
+            return p;
+        for (const auto& [place, size] : extents) {
+            if (place.section == p->section && place.offset < p->offset &&
+                p->offset - place.offset < size)
+                return place;
+        }
+        return p;
     }
     bool isClone(const std::optional<SectionOffset>& p) const {
         return p && std::binary_search(clones.begin(), clones.end(), *p);
@@ -296,7 +312,8 @@ std::vector<FunctionDecision> decideFunctions(const ir::TypeGraph& graph,
         where.clear();
         for (uint32_t i : group) {
             const FunctionObservation& f = functions[i];
-            where.push_back(f.hasLowPc ? reader.locate(f.lowPc) : std::nullopt);
+            where.push_back(f.hasLowPc ? places.symbolPlaceOf(reader.locate(f.lowPc))
+                                       : std::nullopt);
         }
         if (granularity == FunctionGranularity::PerName) {
             members.resize(group.size());

@@ -2,8 +2,9 @@
 # cross-program.sh TARGET SRCDIR: the rules of dwarf-program.sh on the DWARF test program
 # (SRCDIR = tests/inputs/dwarf) cross-compiled at test time for TARGET (aarch64, s390x, arm,
 # i686, ppc64le, riscv64, loongarch64, mips64el, mips64, mipsel) by Debian's cross gcc and by
-# clang-19 --target: DWARF 4 and 5, -O0 and -O2 (and gcc DWARF 3 on s390x, whose
-# DW_AT_bit_offset counts from the MSB), as an executable and as the same units linked with -r.
+# clang-19 --target (riscv64's gcc with ftrace's NOPs, as its kernels): DWARF 4 and 5, -O0 and
+# -O2 (and gcc DWARF 3 on s390x, whose DW_AT_bit_offset counts from the MSB), as an executable
+# and as the same units linked with -r.
 # For every build:
 #  - libbpf parses the BTF (and the kernel here accepts it for 64-bit little-endian targets);
 #  - every test struct's layout equals what the compiler says: the program, run under
@@ -27,6 +28,7 @@ src=$2
 require_file "$src/layouts.c"
 
 clang_flags=()
+gcc_flags=()
 gcc_versions="4 5"
 case "$target" in
 aarch64) triple=aarch64-linux-gnu qemu=aarch64 ;;
@@ -34,8 +36,11 @@ s390x) triple=s390x-linux-gnu qemu=s390x gcc_versions="3 4 5" ;;
 arm) triple=arm-linux-gnueabihf qemu=arm ;;
 i686) triple=i686-linux-gnu qemu=i386 ;;
 ppc64le) triple=powerpc64le-linux-gnu qemu=ppc64le ;;
-# binutils 2.40 cannot link clang 19's DWARF 5 on riscv64 (R_RISCV_SET_ULEB128): lld can.
-riscv64) triple=riscv64-linux-gnu qemu=riscv64 clang_flags=(-fuse-ld=lld-19) ;;
+# binutils 2.40 cannot link clang 19's DWARF 5 on riscv64 (R_RISCV_SET_ULEB128): lld can. gcc
+# builds as riscv64 kernels are built, with ftrace's NOPs, which it puts between a function's
+# symbol and its DW_AT_low_pc.
+riscv64) triple=riscv64-linux-gnu qemu=riscv64 clang_flags=(-fuse-ld=lld-19)
+    gcc_flags=(-fpatchable-function-entry=4) ;;
 loongarch64) triple=loongarch64-linux-gnu qemu="" ;;
 # 64-bit MIPS's relocations have an r_info of their own; big-endian and 32-bit (REL) beside it.
 mips64el) triple=mips64el-linux-gnuabi64 qemu="" ;;
@@ -70,7 +75,7 @@ build() {
     local name=$1 cc=$2 flags=(-g "-gdwarf-$3" "-O$4" -w)
     local sources=("$src/layouts.c" "$src/functions_a.c" "$src/functions_b.c")
     case "$cc" in
-    gcc) cc=("$gcc") ;;
+    gcc) cc=("$gcc" "${gcc_flags[@]}") ;;
     clang) cc=(clang-19 "--target=$triple" "${clang_flags[@]}") ;;
     esac
     if [ -n "$qemu" ]; then

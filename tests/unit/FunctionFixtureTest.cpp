@@ -193,3 +193,30 @@ TEST_CASE("without a model of the convention, a clone does without a parameter g
         CHECK(funcs(g, "shift").size() == 1);
     }
 }
+
+TEST_CASE("a function's entry past the NOPs its symbol starts with is at that symbol") {
+    // riscv64 kernels: every traceable function's symbol is 8 bytes before its DW_AT_low_pc,
+    // where ftrace's NOPs end. The instance is still the code of that symbol: a clone's (so a
+    // parameter it is not passed leaves it out), and the address a FUNC carries is the symbol's.
+    constexpr uint8_t kA0 = 10, kA1 = 11;
+    Fixture f;
+    f.machine = EM_RISCV;
+    f.textAddress = kText;
+    Die clone = function("one.c", "scale", kText + 8, kA0, kA1, false);
+    clone.children[1].attributes.back().value = Bytes{{DW_OP_lit3, DW_OP_stack_value}};
+    f.units = {gccUnit("one.c", 8, {clone, function("one.c", "padded", kText + 0x28, kA0, kA1)})};
+    f.symbols = {{"scale.constprop.0", kText, 0x20, STT_FUNC, STB_LOCAL},
+                 {"padded", kText + 0x20, 0x20}};
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        Loaded loaded = loadFixture(loader, f);
+        REQUIRE(loaded.graph);
+        CHECK(funcs(*loaded.graph, "scale").empty());
+        CHECK(loaded.skipped.find("scale : skipping BTF encoding of function due to "
+                                  "optimized parameters") != std::string::npos);
+        CHECK(funcs(*loaded.graph, "padded").size() == 1);
+        Loaded perAddress = loadFixture(loader, f, {}, {{dwarf::kFuncPerAddressOption, "true"}});
+        REQUIRE(perAddress.graph);
+        CHECK(funcs(*perAddress.graph, "padded") == std::vector<uint64_t>{kText + 0x20});
+    }
+}
