@@ -88,8 +88,8 @@ struct SymbolPlaces {
                                   [](const auto& a, const auto& b) { return a.first < b.first; });
     }
     // The place of the symbol whose code starts at `p`: `p` when a symbol starts there, else
-    // one of this name whose code holds `p`. riscv64 kernels' functions begin with the NOPs
-    // ftrace patches, inside the symbol and before the DWARF's entry (DW_AT_low_pc).
+    // one of this name whose code holds `p`. arm64 and riscv64 kernels' functions begin with
+    // the NOPs ftrace patches, inside the symbol and before the DWARF's entry (DW_AT_low_pc).
     std::optional<SectionOffset> symbolPlaceOf(const std::optional<SectionOffset>& p) const {
         if (!p || has(p))
             return p;
