@@ -2,10 +2,12 @@
 # func-addr-vmlinux.sh VMLINUX FUNC_LOWPC: the address-carrying FUNC extension on a kernel, against
 # an independent view of where its functions are: function symbols from `readelf -s` (split-off
 # .cold/.part pieces aside, names cut at the first '.') and the code addresses elfutils reports
-# for each DW_TAG_subprogram (FUNC_LOWPC: low_pc, or each range's start).
-#   - every (address, name) both show is a FUNC with that address or a skipped address with a rule's
-#     reason; no FUNC has an address they do not show; a skipped address they do not show is one
-#     no DWARF describes
+# for each DW_TAG_subprogram (FUNC_LOWPC: low_pc, or each range's start). A symbol is matched by
+# code of its name that starts at it, or inside it: arm64 and riscv64 kernels' functions begin
+# with ftrace's NOPs, between the symbol and the DWARF's entry.
+#   - every (address, name) both show is a FUNC with that address or a skipped address with a
+#     rule's reason (never 'no DWARF at address'); no FUNC has an address they do not show; a
+#     skipped address they do not show is one no DWARF describes
 #   - addresses are relative to _text, and marked so; extension -> IR -> extension is byte-identical;
 #     extension -> standard (--func-addr=merge) equals DWARF -> standard
 source "$(dirname "$0")/lib.sh"
@@ -35,9 +37,20 @@ done | sort >"$work/skipped"
 
 # The independent view.
 readelf -sW "$vmlinux" | awk '$4 == "FUNC" && $7 != "UND" && $8 !~ /\.(cold|part)/ {
-    n = $8; sub(/\..*/, "", n); printf "%016s %s\n", $2, n }' | sort -u >"$work/symbols"
+    n = $8; sub(/\..*/, "", n); printf "%016s %s %s\n", $2, $3, n }' | sort -u >"$work/symbols"
 "$func_lowpc" "$vmlinux" | awk '{ printf "%016s %s\n", $1, $2 }' | sort -u >"$work/code"
-comm -12 "$work/symbols" "$work/code" >"$work/matched"
+python3 - "$work/symbols" "$work/code" <<'EOF' | sort -u >"$work/matched"
+import collections, sys
+code = collections.defaultdict(list)
+for line in open(sys.argv[2]):
+    address, name = line.split()
+    code[name].append(int(address, 16))
+for line in open(sys.argv[1]):
+    address, size, name = line.split()
+    start, size = int(address, 16), int(size, 0)
+    if any(start <= entry < start + max(size, 1) for entry in code[name]):
+        print(f"{start:016x} {name}")
+EOF
 
 cut -d' ' -f1,2 "$work/skipped" | sort -u >"$work/skipped-at"
 comm -23 "$work/funcs" "$work/matched" >"$work/unexplained-funcs"
@@ -48,6 +61,11 @@ comm -23 "$work/matched" "$work/funcs" >"$work/missing"
 comm -23 "$work/missing" "$work/skipped-at" >"$work/unexplained"
 [ ! -s "$work/unexplained" ] ||
     fail "$(wc -l <"$work/unexplained") matched addresses neither FUNC nor skipped: $(head -3 "$work/unexplained")"
+# Where the independent view sees DWARF code, btforge must too.
+awk '$3 == "no" && $4 == "DWARF" { print $1, $2 }' "$work/skipped" | sort -u |
+    comm -12 "$work/matched" - >"$work/unseen"
+[ ! -s "$work/unseen" ] ||
+    fail "$(wc -l <"$work/unseen") addresses with DWARF code skipped as 'no DWARF at address': $(head -3 "$work/unseen")"
 comm -13 "$work/matched" "$work/skipped-at" >"$work/skipped-elsewhere"
 if [ -s "$work/skipped-elsewhere" ]; then
     join -j1 <(awk '{ print $1 "_" $2, $0 }' "$work/skipped-elsewhere" | sort) \
