@@ -19,7 +19,9 @@ require_file "$vmlinux" "scripts/fetch-debian-kernel.sh fetches it"
     -o "$work/ext.btf" || fail "btf-func-addr fails on $vmlinux"
 "$BTFORGE" dump "$work/ext.btf" >"$work/ext.txt"
 grep -q "DECL_TAG 'func_addr:base=_text'" "$work/ext.txt" || fail "no func_addr:base=_text marker"
-text=$(readelf -sW "$vmlinux" | awk '$8 == "_text" && !seen++ { print $2 }')
+# The name and section index are the last two fields (64-bit PowerPC's symbols have a
+# "[<localentry>: 8]" before them).
+text=$(readelf -sW "$vmlinux" | awk '$NF == "_text" && !seen++ { print $2 }')
 [ -n "$text" ] || fail "no _text symbol"
 
 # FUNCs with an address, made absolute again: "address name".
@@ -36,8 +38,8 @@ sed -n 's/^{"name":"\([^"]*\)","address":"0x\([0-9a-f]*\)","reason":"\([^"]*\)".
 done | sort >"$work/skipped"
 
 # The independent view.
-readelf -sW "$vmlinux" | awk '$4 == "FUNC" && $7 != "UND" && $8 !~ /\.(cold|part)/ {
-    n = $8; sub(/\..*/, "", n); printf "%016s %s %s\n", $2, $3, n }' | sort -u >"$work/symbols"
+readelf -sW "$vmlinux" | awk '$4 == "FUNC" && $(NF - 1) != "UND" && $NF !~ /\.(cold|part)/ {
+    n = $NF; sub(/\..*/, "", n); printf "%016s %s %s\n", $2, $3, n }' | sort -u >"$work/symbols"
 "$func_lowpc" "$vmlinux" | awk '{ printf "%016s %s\n", $1, $2 }' | sort -u >"$work/code"
 python3 - "$work/symbols" "$work/code" <<'EOF' | sort -u >"$work/matched"
 import collections, sys
@@ -79,7 +81,7 @@ ruled=$(comm -12 "$work/matched" "$work/skipped-at" | wc -l)
 [ "$funcs" -eq "$((matched - ruled))" ] || fail "$funcs FUNCs with addresses, expected $matched - $ruled"
 multi=$(awk '{ print $2 }' "$work/matched" | sort | uniq -d | wc -l)
 multi_present=$(awk '{ print $2 }' "$work/funcs" | sort | uniq -d | wc -l)
-echo "symbols with DWARF code at their address: $matched; FUNCs with addresses: $funcs;" \
+echo "symbols with DWARF code of their name in them: $matched; FUNCs with addresses: $funcs;" \
     "skipped by a rule: $ruled; FUNCs without address (no DWARF at the symbol): $without"
 echo "names at several matched addresses: $multi; with FUNCs at several: $multi_present"
 
