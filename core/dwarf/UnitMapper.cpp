@@ -798,8 +798,6 @@ private:
             if (beyond > 0 && beyondSoFar == 0)
                 firstBeyond = p;
             beyondSoFar += beyond;
-            // In the caller's frame at entry: passed in memory, if the convention says so too.
-            const bool inMemory = reg < 0 && inFrame(param);
             if (!param.has(kHasLocation)) {
                 po.facts |= kParamOptimizedOut; // also when only a constant value is left
             } else if (expected != ArgumentRegisters::kNotInRegister) {
@@ -807,13 +805,14 @@ private:
                     po.facts |= kParamOptimizedOut;
                 else if (reg != expected)
                     po.facts |= kParamUnexpectedRegister;
-            } else if (!registers && reg < 0 && !inMemory) {
-                // Without a model of the convention, a value that arrives in neither a register
-                // nor the caller's frame (a constant, the caller's parameter) is not passed.
-                po.facts |= kParamOptimizedOut;
             }
+            // In the caller's frame at entry: passed in memory, if the convention says so too.
+            const bool inMemory = reg < 0 && inFrame(param);
             if (reg < 0 && !inMemory) {
                 po.facts |= kParamNotArriving; // no location, a constant, or not a register
+                // Without a model of the convention, that is a parameter not passed.
+                if (!registers)
+                    po.facts |= kParamOptimizedOut;
                 // A pointer or aggregate the code does not receive may have been replaced by
                 // what it points to or by its members (gcc's IPA-SRA, clang's argument
                 // promotion), which arrive undescribed; unless the DWARF gives its value.

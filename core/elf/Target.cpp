@@ -67,17 +67,19 @@ std::optional<Target> targetOf(std::span<const std::byte> image) {
     default:
         return std::nullopt;
     }
+    // An unsigned field of the header, in the file's byte order.
+    auto field = [&](size_t at, size_t width) {
+        uint32_t value = 0;
+        for (size_t i = 0; i < width; ++i)
+            value = value << 8 | ident(at + (target.isBigEndian() ? i : width - 1 - i));
+        return value;
+    };
     // e_machine follows e_type, right after the identification, in both classes.
-    uint8_t lo = ident(EI_NIDENT + 2), hi = ident(EI_NIDENT + 3);
-    target.machine = target.isBigEndian() ? uint16_t(lo << 8 | hi) : uint16_t(hi << 8 | lo);
+    target.machine = static_cast<uint16_t>(field(EI_NIDENT + 2, 2));
     // e_flags follows e_entry, e_phoff and e_shoff, each as wide as an address.
     const size_t flagsAt = EI_NIDENT + 8 + 3 * size_t{target.pointerSize};
-    if (image.size() >= flagsAt + 4) {
-        for (size_t i = 0; i < 4; ++i) {
-            const size_t byte = target.isBigEndian() ? i : 3 - i;
-            target.flags = target.flags << 8 | ident(flagsAt + byte);
-        }
-    }
+    if (image.size() >= flagsAt + 4)
+        target.flags = field(flagsAt, 4);
     return target;
 }
 
