@@ -80,9 +80,12 @@ void addLoaderOptionsFor(const PluginRegistry& registry, const ConversionRequest
     if (request.funcAddr != FuncAddrMode::Standard)
         loaderOptions[dwarf::kFuncPerAddressOption] = "true";
     const LoadedPlugin* emitter = registry.find(PluginKind::Emitter, request.emitter);
+    // Such an emitter shows DWARF as pahole reads it: unit by unit, each unit's types as it has
+    // them (a listing in the order of the units, -C names looked up from unit to unit).
     if (emitter && emitter->descriptor->has(plugin::Capability::ShowsDeclarations)) {
         loaderOptions[dwarf::kNestedArraysOption] = "true";
         loaderOptions[dwarf::kDeclarationTagsOption] = "true";
+        loaderOptions[dwarf::kDedupOption] = "false";
     }
 }
 

@@ -156,7 +156,7 @@ bool encodes(std::span<const std::string> args) {
 Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string> args) {
     std::optional<std::string> input, jobs, loader, base;
     std::string languages; // pahole reads every language's units unless told otherwise
-    bool carried = false, named = false;
+    bool carried = false;
     std::vector<std::string> emitter; // --plugin-opt layout.KEY=VALUE
     auto set = [&](const char* key, const std::string& value) {
         emitter.push_back(std::string("layout.") + key + "=" + value);
@@ -172,7 +172,6 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
         }
         if (auto names = optionValue(args, i, "--class_name", 'C')) {
             set("class", *names);
-            named = true;
         } else if (arg == "-E" || arg == "--expand_types") {
             set("expand", "true");
         } else if (arg == "--hex") {
@@ -245,10 +244,6 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
         out.insert(out.end(), {"-B", *base});
     if (carried)
         out.emplace_back("--carried");
-    // A whole listing is in the order pahole reads DWARF: each type where the first unit that
-    // defines it has it, which the units' own types give (BTF has one order: its ids).
-    if (!named)
-        out.emplace_back("--no-dedup");
     return PaholeTranslation(std::move(out));
 }
 

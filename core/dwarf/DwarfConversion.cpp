@@ -34,7 +34,8 @@ public:
                  const DwarfConversionOptions& options, DwarfConversionReport& report,
                  const dedup::EarlyResolution& early)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          merger_(base), undeduplicated_(base, options.dedup ? 0 : reader.unitCount()),
+          merger_(base),
+          undeduplicated_(base, options.dedup ? 0 : reader.unitCount(), options.declarationTags),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
         // Arrays as the base spells them: a base written by an encoder that nests arrays has an
         // ARRAY of ARRAY; one that flattens has none (and a base without multi-dimensional

@@ -1,5 +1,7 @@
 #include "UndeduplicatedGraph.h"
 
+#include "btforge/dwarf/LoaderOptions.h"
+
 namespace btforge::dwarf {
 
 using ir::TypeId;
@@ -13,11 +15,14 @@ void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
         TypeId pre = mapped.preMapped[id - 1];
         map[id - 1] = pre != kNotPreMapped ? pre : next++;
     }
+    const TypeId first = graph_.endId();
     auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
     for (TypeId id = 1; id < unit.endId(); ++id) {
         if (mapped.preMapped[id - 1] == kNotPreMapped)
             graph_.add(ir::rewrite(unit, unit.get(id), graph_, mapRef, scratch_));
     }
+    if (markUnits_ && graph_.endId() > first)
+        graph_.add(ir::DeclTagType{graph_.intern(kUnitTag), first, -1});
     observations_[index] = mapped.observations;
     observations_[index].remapTypes(mapRef);
 }

@@ -17,8 +17,9 @@ namespace btforge::dwarf {
 
 class UndeduplicatedGraph {
 public:
-    UndeduplicatedGraph(std::shared_ptr<const ir::TypeGraph> base, size_t unitCount)
-        : graph_(std::move(base)), observations_(unitCount) {}
+    // `markUnits`: each unit's first type gets a kUnitTag DECL_TAG (declaration-tags).
+    UndeduplicatedGraph(std::shared_ptr<const ir::TypeGraph> base, size_t unitCount, bool markUnits)
+        : graph_(std::move(base)), observations_(unitCount), markUnits_(markUnits) {}
 
     // Appends unit `index`, whose placeholders are resolved (preMapped) already.
     void append(size_t index, const MappedUnit& mapped);
@@ -31,6 +32,7 @@ private:
     ir::TypeGraph graph_;
     std::vector<UnitObservations> observations_; // by unit
     ir::ListScratch scratch_;
+    bool markUnits_;
 };
 
 } // namespace btforge::dwarf

@@ -94,6 +94,28 @@ programs)
                 list=bits,anonymous,functions,local_only,arrays,color,point_t,handler_t
                 same -F dwarf -C "$list" "$program"
                 same -F dwarf -E -C "$list,holder,typedefs" "$program"
+                # -C names are looked up unit by unit (shapes_v2.c's unit comes second, with its
+                # own union api_frame): each from the unit the previous name was found in on, or
+                # with --skip_missing from the first, printed in the order of their units.
+                for names in v2_only,api_frame api_frame,v2_only; do
+                    same -F dwarf -C "$names" "$program"
+                    same -F dwarf --skip_missing -C "$names" "$program"
+                done
+                same -F dwarf --skip_missing -C bits,v2_only,holder "$program"
+                upstream -C api_frame,v2_only "$program" > "$work/first.out"
+                upstream -C v2_only,api_frame "$program" > "$work/second.out"
+                grep -q queue "$work/first.out" && ! grep -q queue "$work/second.out" ||
+                    fail "the -C lists do not reach both versions of union api_frame"
+                # pahole does not find holder after v2_only (an earlier unit has it) and says so
+                # after printing bits and v2_only; btforge prints the same, then its error.
+                upstream -C bits,v2_only,holder "$program" > "$work/upstream.out" 2> /dev/null
+                if btforge -C bits,v2_only,holder "$program" > "$work/btforge.out" \
+                    2> "$work/err"; then
+                    fail "pahole -C bits,v2_only,holder: btforge found holder after v2_only"
+                fi
+                cmp -s "$work/upstream.out" "$work/btforge.out" &&
+                    grep -q "'holder' not found" "$work/err" ||
+                    fail "pahole -C bits,v2_only,holder: not upstream's output, then the error"
                 # The BTF upstream encodes from the DWARF, in a copy that has both: read as
                 # DWARF by default, as BTF with -F btf.
                 cp "$program" "$program.btf"

@@ -20,6 +20,10 @@ inline constexpr const char* kDeclarationTagsOption = "declaration-tags";
 inline constexpr std::string_view kNestedTypeTag = "btforge:nested";
 // The DECL_TAG declaration-tags puts on a struct, union or enum defined inside a function.
 inline constexpr std::string_view kLocalTypeTag = "btforge:local";
+// The DECL_TAG declaration-tags puts, when units are not deduplicated, on the first type of each
+// unit: pahole looks up -C names unit by unit, so a listing by name needs to know where units
+// begin.
+inline constexpr std::string_view kUnitTag = "btforge:unit";
 
 // The reports a DWARF loader writes when the host asks (plugin::Session::reports): every
 // function it left out with the reason, as JSON (--report-skipped), and as pahole --verbose's
@@ -48,7 +52,8 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
      "true: what declarations say that BTF has no room for, as DECL_TAGs: DW_AT_alignment as the "
      "attribute 'aligned(N)' (kind_flag 1) of its struct, union or member, 'btforge:nested' on a "
      "member whose anonymous type the struct's DIE holds, 'btforge:local' on a type defined in "
-     "a function (set for emitters that show declarations, -t layout)"},
+     "a function, and without dedup 'btforge:unit' on each unit's first type (set for emitters "
+     "that show declarations, -t layout)"},
 };
 
 } // namespace btforge::dwarf

@@ -44,7 +44,8 @@ enum class Capability : uint32_t {
     WritesBtf = 1u << 3,
     // Emitter: shows types as their source declares them (pahole's layouts), so the DWARF
     // loaders keep what BTF drops: multi-dimensional arrays nested, DW_AT_alignment as attribute
-    // DECL_TAGs 'aligned(N)' (dwarf/LoaderOptions.h).
+    // DECL_TAGs 'aligned(N)', and every unit's own types, not deduplicated, each unit's first
+    // tagged (dwarf/LoaderOptions.h).
     ShowsDeclarations = 1u << 4,
 };
 
