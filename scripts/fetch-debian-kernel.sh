@@ -7,10 +7,10 @@
 # lib/modules/VERSION/kernel (what scripts/compare-pahole.sh reads), decompressed if the package
 # ships them compressed (.ko.xz, .ko.zst, .ko.gz):
 #   $BTFORGE_CACHE/debian-VERSION/all-modules/DIR/NAME.ko
-# ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian), armhf or i386
-# (32-bit; these two packages are over 600 MB, and the test command does not use them), ppc64el
-# mips64el, mipsel (32-bit MIPS) or armel (ARMv5) (none used by the test command either); amd64-6.12 is Debian's 6.12 cloud kernel
-# and amd64-generic its 6.1 kernel for hardware (neither used by the test command). A foreign
+# ARCH is a Debian architecture: amd64 (the default), arm64, s390x (big-endian) and armhf
+# (32-bit), which the test command uses; i386 (32-bit, a package over 700 MB), ppc64el, mips64el,
+# mipsel (32-bit MIPS) or armel (ARMv5), for checks by hand; amd64-6.12 is Debian's 6.12 cloud
+# kernel and amd64-generic its 6.1 kernel for hardware (neither used by the test command). A foreign
 # architecture is added to dpkg so that apt-get can download its package (nothing is installed).
 # Idempotent: does nothing when the files are already there; prints the directory.
 set -euo pipefail
@@ -38,9 +38,9 @@ s390x)
     version=6.1.0-47-s390x
     modules=(fs/xfs/xfs net/netfilter/nf_tables)
     ;;
-armhf) # 32-bit
+armhf) # 32-bit (a package over 600 MB)
     version=6.1.0-50-armmp
-    modules=(fs/xfs/xfs)
+    modules=(fs/xfs/xfs net/netfilter/nf_tables)
     ;;
 i386) # 32-bit
     version=6.1.0-50-686-pae

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, fetches the Debian reference kernels (amd64,
-# arm64, s390x) and bookworm-backports' bpftool 7.5.0 (the c emitter's other reference), then
+# arm64, s390x, armhf) and bookworm-backports' bpftool 7.5.0 (the c emitter's other reference), then
 #  1. an ASan+UBSan build runs every test,
 #  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the json
 #     loader on bpftool's JSON, libbpf's btf_dump behind the c emitter's limits, the two DWARF
@@ -14,6 +14,7 @@ mkdir -p "$build"
 "$root/scripts/fetch-debian-kernel.sh"
 "$root/scripts/fetch-debian-kernel.sh" arm64
 "$root/scripts/fetch-debian-kernel.sh" s390x
+"$root/scripts/fetch-debian-kernel.sh" armhf
 "$root/scripts/fetch-bpftool-backport.sh" > /dev/null ||
     echo "warning: no bpftool 7.5.0: the tests c-header-7.5.* will be skipped" >&2
 
