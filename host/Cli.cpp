@@ -312,6 +312,9 @@ Expected<ConvertCommand> parseConversion(const std::string& name,
     }
     if (vm.count("no-dedup"))
         command.loaderOptions[dwarf::kDedupOption] = "false";
+    // The types -t layout shows by name: DWARF units are read until they are found.
+    if (auto names = optional<std::string>(vm, "class"))
+        command.loaderOptions[dwarf::kReadUntilOption] = *names;
     if (vm.count("nested-arrays"))
         command.loaderOptions[dwarf::kNestedArraysOption] = "true";
     return command;

@@ -154,7 +154,7 @@ bool encodes(std::span<const std::string> args) {
 
 // pahole's layout options, as the convert command that prints them with the layout emitter.
 Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string> args) {
-    std::optional<std::string> input, jobs, loader, base;
+    std::optional<std::string> input, jobs, loader, base, classes;
     std::string languages; // pahole reads every language's units unless told otherwise
     bool carried = false;
     std::vector<std::string> emitter; // --plugin-opt layout.KEY=VALUE
@@ -171,7 +171,7 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
             continue;
         }
         if (auto names = optionValue(args, i, "--class_name", 'C')) {
-            set("class", *names);
+            classes = *names; // the last, as pahole
         } else if (arg == "-E" || arg == "--expand_types") {
             set("expand", "true");
         } else if (arg == "--hex") {
@@ -244,6 +244,9 @@ Expected<PaholeTranslation> translateLayoutArguments(std::span<const std::string
         out.insert(out.end(), {"-B", *base});
     if (carried)
         out.emplace_back("--carried");
+    // convert's -C: the emitter's names, which the DWARF loaders read units until they find.
+    if (classes)
+        out.insert(out.end(), {"--class", *classes});
     return PaholeTranslation(std::move(out));
 }
 

@@ -6,6 +6,8 @@
 #include "VariableEmission.h"
 #include "dedup/GraphMerger.h"
 
+#include "btforge/dwarf/UnitNameLookup.h"
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -81,8 +83,21 @@ public:
             });
             spareDies_.clear();
         } else {
-            for (size_t i : complete) // appending keeps input order only when serial
+            // Without dedup, units are appended in input order, and a listing by name may need
+            // only the first ones (pahole stops reading there too).
+            std::optional<UnitNameLookup> lookup;
+            if (!options_.dedup && !options_.readUntil.empty())
+                lookup.emplace(options_.readUntil);
+            for (size_t i : complete) { // appending keeps input order only when serial
+                const TypeId first = undeduplicated_.graph().endId();
                 processUnit(i, scratch);
+                if (!lookup)
+                    continue;
+                mergeQueued(true); // what a spuriously failed try_lock left
+                if (lookup->addUnit(undeduplicated_.graph(), first,
+                                    undeduplicated_.graph().endId()))
+                    break;
+            }
         }
         {
             plugin::PhaseTimer merging(session_.stats, plugin::phase::kMerge, kWorker);
@@ -385,6 +400,17 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     return std::move(output);
 }
 
+std::vector<std::string_view> commaSeparated(std::string_view list) {
+    std::vector<std::string_view> words;
+    while (!list.empty()) {
+        auto comma = list.find(',');
+        if (std::string_view word = list.substr(0, comma); !word.empty())
+            words.push_back(word);
+        list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    }
+    return words;
+}
+
 Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {
     static const std::map<std::string, uint16_t, std::less<>> kLanguages = {
         {"c", DW_LANG_C},
@@ -398,12 +424,7 @@ Expected<std::vector<uint16_t>> parseLanguages(std::string_view names) {
         {"rust", DW_LANG_Rust},
         {"asm", DW_LANG_Mips_Assembler}};
     std::vector<uint16_t> codes;
-    while (!names.empty()) {
-        auto comma = names.find(',');
-        std::string_view word = names.substr(0, comma);
-        names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
-        if (word.empty())
-            continue;
+    for (std::string_view word : commaSeparated(names)) {
         auto it = kLanguages.find(word);
         if (it == kLanguages.end())
             return Error::usage("unknown language '" + std::string(word) + "' in --lang-exclude");

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace btforge::dwarf {
@@ -28,6 +29,9 @@ struct DwarfConversionOptions {
     ArrayShape arrays = ArrayShape::Flattened;
     // What declarations say that BTF drops, as DECL_TAGs (MappingRules::declarationTags).
     bool declarationTags = false;
+    // Without dedup: units are read until these types are found as pahole finds -C names
+    // (UnitNameLookup); the rest are not read. Empty: every unit.
+    std::vector<std::string> readUntil;
     // Per address: one FUNC with an address for each function address (the extension).
     FunctionGranularity functions = FunctionGranularity::PerName;
     // Per address: the symbol addresses are relative to, when the ELF file has it; empty or
@@ -64,6 +68,9 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
                                      plugin::Session& session,
                                      const DwarfConversionOptions& options,
                                      DwarfConversionReport& report);
+
+// The words of a comma-separated option value, empty ones left out.
+std::vector<std::string_view> commaSeparated(std::string_view list);
 
 // Parses --lang-exclude style names ("rust,go") into DW_LANG codes.
 Expected<std::vector<uint16_t>> parseLanguages(std::string_view names);

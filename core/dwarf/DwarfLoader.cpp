@@ -59,6 +59,8 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in,
     if (!declarationTags)
         return std::move(declarationTags).error();
     out.declarationTags = *declarationTags;
+    for (std::string_view name : commaSeparated(optionValue(own, kReadUntilOption)))
+        out.readUntil.emplace_back(name);
     auto perAddress = flagValue(own, kFuncPerAddressOption);
     if (!perAddress)
         return std::move(perAddress).error();

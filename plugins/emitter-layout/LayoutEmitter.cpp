@@ -3,12 +3,14 @@
 #include "LayoutPrinter.h"
 
 #include "btforge/dwarf/LoaderOptions.h"
+#include "btforge/dwarf/UnitNameLookup.h"
 #include "btforge/plugin/Plugin.h"
 
 #include <algorithm>
 #include <ostream>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace btforge {
 namespace {
@@ -72,58 +74,54 @@ private:
         std::string text;
     };
 
-    // The types -C names, found as pahole finds them. pahole reads DWARF unit by unit (BTF is one
-    // unit; a graph of units' own types marks where each begins, dwarf::kUnitTag) and looks the
-    // names up in each unit in order. Without --skip_missing it stops at the first name a unit
-    // lacks, so each name is looked for from the unit the previous one was found in, on, and a
-    // name only an earlier unit has is not found: what precedes it is printed, then the error.
-    // With --skip_missing every name comes from the first unit that has it, units in order, the
-    // names of one unit in the order given; one found nowhere is a warning.
+    // The types -C names, found as pahole finds them, unit by unit (dwarf::UnitNameLookup; BTF
+    // is one unit, a graph of units' own types marks where each begins, dwarf::kUnitTag).
+    // Without --skip_missing, what precedes a name not found is printed, then the error. With
+    // it, every name comes from the first unit that has it, printed in the order of their units
+    // (of one unit, in the order given); one found nowhere is a warning.
     static Expected<void> printClasses(Listing& listing, plugin::Session& session) {
         const ir::TypeGraph& graph = listing.graph;
-        std::unordered_map<std::string_view, std::vector<ir::TypeId>> byName; // ids ascending
         std::vector<ir::TypeId> unitStarts{1};
         for (ir::TypeId id = 1; id < graph.endId(); ++id) {
-            ir::Kind kind = graph.kind(id);
-            if (isComposite(kind) || kind == ir::Kind::Enum || kind == ir::Kind::Enum64 ||
-                kind == ir::Kind::Typedef) {
-                byName[graph.name(id)].push_back(id);
-            } else if (kind == ir::Kind::DeclTag) {
-                auto tag = graph.getAs<ir::DeclTagType>(id);
-                if (!tag.kindFlag && graph.str(tag.name) == dwarf::kUnitTag)
-                    unitStarts.push_back(tag.type);
-            }
+            if (graph.kind(id) != ir::Kind::DeclTag)
+                continue;
+            auto tag = graph.getAs<ir::DeclTagType>(id);
+            if (!tag.kindFlag && graph.str(tag.name) == dwarf::kUnitTag && tag.type > 1)
+                unitStarts.push_back(tag.type);
         }
         std::sort(unitStarts.begin(), unitStarts.end());
-        auto unitOf = [&](ir::TypeId id) {
-            return std::upper_bound(unitStarts.begin(), unitStarts.end(), id) - unitStarts.begin();
-        };
-        // The first type of `name` from `from` on, void when there is none.
-        auto find = [&](const std::string& name, ir::TypeId from) {
-            auto named = byName.find(name);
-            if (named == byName.end())
-                return ir::kVoidType;
-            auto at = std::lower_bound(named->second.begin(), named->second.end(), from);
-            return at == named->second.end() ? ir::kVoidType : *at;
-        };
         const std::vector<std::string>& names = listing.options.classes;
         if (!listing.options.skipMissing) {
-            ir::TypeId from = 1;
-            for (const std::string& name : names) {
-                ir::TypeId found = find(name, from);
-                if (found == ir::kVoidType)
-                    return Error::badInput("type '" + name + "' not found");
-                printOne(listing, found, "\n");
-                from = unitStarts[unitOf(found) - 1];
-            }
+            dwarf::UnitNameLookup lookup(names);
+            for (size_t u = 0; u < unitStarts.size() && !lookup.complete(); ++u)
+                lookup.addUnit(graph, unitStarts[u],
+                               u + 1 < unitStarts.size() ? unitStarts[u + 1] : graph.endId());
+            for (ir::TypeId id : lookup.found())
+                printOne(listing, id, "\n");
+            if (!lookup.complete())
+                return Error::badInput("type '" + names[lookup.found().size()] + "' not found");
             return {};
+        }
+        std::unordered_map<std::string_view, ir::TypeId> first; // of each name, void: none
+        for (const std::string& name : names)
+            first.emplace(name, ir::kVoidType);
+        for (ir::TypeId id = 1; id < graph.endId(); ++id) {
+            if (!dwarf::UnitNameLookup::findsKind(graph.kind(id)))
+                continue;
+            auto named = first.find(graph.name(id));
+            if (named != first.end() && named->second == ir::kVoidType)
+                named->second = id;
         }
         std::vector<std::tuple<ptrdiff_t, size_t, ir::TypeId>> found; // unit, place in -C, type
         for (size_t i = 0; i < names.size(); ++i) {
-            if (ir::TypeId id = find(names[i], 1); id != ir::kVoidType)
-                found.emplace_back(unitOf(id), i, id);
-            else
+            const ir::TypeId id = first.at(names[i]);
+            if (id == ir::kVoidType) {
                 session.diagnostics.warning("type '" + names[i] + "' not found");
+                continue;
+            }
+            found.emplace_back(std::upper_bound(unitStarts.begin(), unitStarts.end(), id) -
+                                   unitStarts.begin(),
+                               i, id);
         }
         std::sort(found.begin(), found.end());
         for (const auto& [unit, place, id] : found)

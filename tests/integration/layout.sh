@@ -106,6 +106,15 @@ programs)
                 upstream -C v2_only,api_frame "$program" > "$work/second.out"
                 grep -q queue "$work/first.out" && ! grep -q queue "$work/second.out" ||
                     fail "the -C lists do not reach both versions of union api_frame"
+                # A listing by name reads units until it has found the names, as pahole does:
+                # bits is in the first unit, v2_only in the second.
+                dies() {
+                    "$BTFORGE" --stats convert "$program" -t layout -o "$work/stats.out" "$@" \
+                        2>&1 > /dev/null | sed -n 's/.*DIEs kept \([0-9,]*\).*/\1/p' | tr -d ,
+                }
+                [ "$(dies -C bits)" -lt "$(dies -C v2_only)" ] &&
+                    [ "$(dies -C v2_only)" = "$(dies)" ] ||
+                    fail "-C bits read the second unit too, or -C v2_only not all"
                 # pahole does not find holder after v2_only (an earlier unit has it) and says so
                 # after printing bits and v2_only; btforge prints the same, then its error.
                 upstream -C bits,v2_only,holder "$program" > "$work/upstream.out" 2> /dev/null

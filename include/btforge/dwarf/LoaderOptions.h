@@ -15,6 +15,7 @@ inline constexpr const char* kNestedArraysOption = "nested-arrays";
 inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
 inline constexpr const char* kFuncPerAddressOption = "func-per-address";
 inline constexpr const char* kDeclarationTagsOption = "declaration-tags";
+inline constexpr const char* kReadUntilOption = "read-until";
 // The DECL_TAG declaration-tags puts on a member whose anonymous type is declared inside its
 // struct's DIE, right after it (clang does so; gcc declares such types outside).
 inline constexpr std::string_view kNestedTypeTag = "btforge:nested";
@@ -54,6 +55,9 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
      "member whose anonymous type the struct's DIE holds, 'btforge:local' on a type defined in "
      "a function, and without dedup 'btforge:unit' on each unit's first type (set for emitters "
      "that show declarations, -t layout)"},
+    {kReadUntilOption, "",
+     "without dedup: stop reading units once these types (comma-separated) are found as pahole "
+     "finds -C names, unit by unit (set by -t layout -C)"},
 };
 
 } // namespace btforge::dwarf
