@@ -68,6 +68,7 @@ public:
         processPartialUnits(partial);
         UnitDies scratch;
         uint64_t bytes = 0;
+        size_t unread = 0; // units a lookup by name did not need
         for (size_t i : complete)
             bytes += reader_.unitSize(i);
         // Workers pay off for DWARF that takes them long enough: a small module's units read on
@@ -88,15 +89,17 @@ public:
             std::optional<UnitNameLookup> lookup;
             if (!options_.dedup && !options_.readUntil.empty())
                 lookup.emplace(options_.readUntil);
-            for (size_t i : complete) { // appending keeps input order only when serial
+            for (size_t k = 0; k < complete.size(); ++k) { // input order only when serial
                 const TypeId first = undeduplicated_.graph().endId();
-                processUnit(i, scratch);
+                processUnit(complete[k], scratch);
                 if (!lookup)
                     continue;
                 mergeQueued(true); // what a spuriously failed try_lock left
                 if (lookup->addUnit(undeduplicated_.graph(), first,
-                                    undeduplicated_.graph().endId()))
+                                    undeduplicated_.graph().endId())) {
+                    unread = complete.size() - k - 1;
                     break;
+                }
             }
         }
         {
@@ -109,7 +112,7 @@ public:
             stats->addTime(
                 plugin::phase::kUnits,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0);
-            stats->addCount("units", reader_.unitCount());
+            stats->addCount("units", reader_.unitCount() - unread);
         }
         for (auto& error : errors_) {
             if (error)
