@@ -15,12 +15,20 @@ void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
         TypeId pre = mapped.preMapped[id - 1];
         map[id - 1] = pre != kNotPreMapped ? pre : next++;
     }
+    // The caller resolved references into other units to the merger's ids: here they are to
+    // those units' types in this graph.
+    for (const auto& [placeholder, target] : mapped.externals) {
+        auto it = exported_.find(target);
+        map[placeholder - 1] = it != exported_.end() ? it->second : ir::kVoidType;
+    }
     const TypeId first = graph_.endId();
     auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
     for (TypeId id = 1; id < unit.endId(); ++id) {
         if (mapped.preMapped[id - 1] == kNotPreMapped)
             graph_.add(ir::rewrite(unit, unit.get(id), graph_, mapRef, scratch_));
     }
+    for (const auto& [offset, local] : mapped.exportedTypes)
+        exported_.emplace(offset, mapRef(local));
     if (markUnits_ && graph_.endId() > first)
         graph_.add(ir::DeclTagType{graph_.intern(kUnitTag), first, -1});
     observations_[index] = mapped.observations;

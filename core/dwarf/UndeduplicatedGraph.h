@@ -11,6 +11,7 @@
 #include "btforge/ir/TypeGraph.h"
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace btforge::dwarf {
@@ -21,7 +22,9 @@ public:
     UndeduplicatedGraph(std::shared_ptr<const ir::TypeGraph> base, size_t unitCount, bool markUnits)
         : graph_(std::move(base)), observations_(unitCount), markUnits_(markUnits) {}
 
-    // Appends unit `index`, whose placeholders are resolved (preMapped) already.
+    // Appends unit `index`, whose placeholders are resolved (preMapped) already, those for
+    // types of other units (`externals`) to the merger's ids, which this graph replaces by its
+    // own. Units are appended in input order, partial and type units first.
     void append(size_t index, const MappedUnit& mapped);
 
     ir::TypeGraph& graph() { return graph_; }
@@ -33,6 +36,7 @@ private:
     std::vector<UnitObservations> observations_; // by unit
     ir::ListScratch scratch_;
     bool markUnits_;
+    std::unordered_map<DieOffset, ir::TypeId> exported_; // partial and type units' types, here
 };
 
 } // namespace btforge::dwarf

@@ -495,6 +495,47 @@ TEST_CASE("DWARF fixtures: references into a partial unit, declarations, every r
     }
 }
 
+TEST_CASE("DWARF fixtures: without dedup, references into partial units reach their own types") {
+    // Two partial units each with an int (dedup makes them one), a compile unit referring to
+    // the second one's struct: without dedup its typedef must still name that struct.
+    Fixture f;
+    f.units = {
+        {DW_TAG_partial_unit,
+         {{DW_AT_language, DW_FORM_data1, DW_LANG_C99}},
+         {baseType("int", "int", 4, DW_ATE_signed),
+          {DW_TAG_structure_type,
+           {{DW_AT_name, DW_FORM_string, "one"}, {DW_AT_byte_size, DW_FORM_data1, 4}},
+           {{DW_TAG_member,
+             {{DW_AT_name, DW_FORM_string, "i"},
+              {DW_AT_type, DW_FORM_ref4, "int"},
+              {DW_AT_data_member_location, DW_FORM_data1, 0}}}}}}},
+        {DW_TAG_partial_unit,
+         {{DW_AT_language, DW_FORM_data1, DW_LANG_C99}},
+         {baseType("int2", "int", 4, DW_ATE_signed),
+          baseType("long", "long int", 8, DW_ATE_signed),
+          {DW_TAG_structure_type,
+           {{DW_AT_name, DW_FORM_string, "two"}, {DW_AT_byte_size, DW_FORM_data1, 8}},
+           {{DW_TAG_member,
+             {{DW_AT_name, DW_FORM_string, "l"},
+              {DW_AT_type, DW_FORM_ref4, "long"},
+              {DW_AT_data_member_location, DW_FORM_data1, 0}}}},
+           "two"}}},
+        {DW_TAG_compile_unit,
+         {{DW_AT_language, DW_FORM_data1, DW_LANG_C99}},
+         {{DW_TAG_typedef,
+           {{DW_AT_name, DW_FORM_string, "t"}, {DW_AT_type, DW_FORM_ref_addr, "two"}}}}},
+    };
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        for (std::string dedup : {"true", "false"}) {
+            CAPTURE(dedup);
+            Loaded loaded = loadFixture(loader, f, {}, {{"dedup", dedup}});
+            REQUIRE(loaded.graph);
+            CHECK(spelled(*loaded.graph, findType(*loaded.graph, Kind::Typedef, "t")) == "t=two");
+        }
+    }
+}
+
 TEST_CASE("DWARF fixtures: a reference into another compile unit is void, and said so") {
     // Compile units are mapped independently; only partial and type units export their types
     // (docs/architecture.md). Such a reference must not pass silently.
