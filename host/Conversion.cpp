@@ -87,6 +87,8 @@ void addLoaderOptionsFor(const PluginRegistry& registry, const ConversionRequest
         loaderOptions[dwarf::kDeclarationTagsOption] = "true";
         loaderOptions[dwarf::kDedupOption] = "false";
     }
+    if (emitter && emitter->descriptor->has(plugin::Capability::ShowsTypesOnly))
+        loaderOptions[dwarf::kTypesOnlyOption] = "true";
 }
 
 Expected<void> runConversion(const PluginRegistry& registry, const ConversionRequest& request,

@@ -57,7 +57,8 @@ std::string capabilityNames(const plugin::PluginDescriptor& descriptor) {
                                     {Capability::MakesVariables, "makes-variables"},
                                     {Capability::NeedsFuncAddresses, "needs-func-addresses"},
                                     {Capability::WritesBtf, "writes-btf"},
-                                    {Capability::ShowsDeclarations, "shows-declarations"}}) {
+                                    {Capability::ShowsDeclarations, "shows-declarations"},
+                                    {Capability::ShowsTypesOnly, "shows-types-only"}}) {
         if (descriptor.has(capability))
             names += (names.empty() ? "" : ", ") + std::string(name);
     }

@@ -36,7 +36,7 @@ public:
                  const DwarfConversionOptions& options, DwarfConversionReport& report,
                  const dedup::EarlyResolution& early)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          merger_(base),
+          merging_(options.dedup || !options.typesOnly), merger_(base),
           undeduplicated_(base, options.dedup ? 0 : reader.unitCount(), options.declarationTags),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
         // Arrays as the base spells them: a base written by an encoder that nests arrays has an
@@ -121,6 +121,7 @@ public:
         return {};
     }
 
+    bool merging() const { return merging_; }
     dedup::GraphMerger& merger() { return merger_; }
     UndeduplicatedGraph& undeduplicated() { return undeduplicated_; }
     std::vector<UnitObservations>& observations() { return observations_; }
@@ -229,7 +230,8 @@ private:
                                                            placeholders);
             baseDeclarations_->referToDeclarations(mapped.graph, mapped.preMapped, placeholders);
         }
-        pending->prepared = merger_.prepare(mapped.graph, placeholders);
+        if (merging_)
+            pending->prepared = merger_.prepare(mapped.graph, placeholders);
         bool full = false;
         {
             std::lock_guard queueLock(queueMutex_);
@@ -272,6 +274,36 @@ private:
     void commitMerge(PendingMerge& pending) {
         const size_t index = pending.index;
         MappedUnit& mapped = pending.mapped;
+        if (merging_)
+            mergePrepared(pending);
+        else
+            appendOnly(index, mapped);
+        report_.typesBeforeDedup += mapped.graph.ownCount();
+        report_.referencesAsPointers += mapped.referencesAsPointers;
+        for (const UnmappedDies& u : mapped.unmapped) {
+            auto it = std::find_if(report_.unmapped.begin(), report_.unmapped.end(),
+                                   [&](const UnmappedDies& r) {
+                                       return r.tag == u.tag && std::string_view(r.why) == u.why;
+                                   });
+            if (it == report_.unmapped.end())
+                report_.unmapped.push_back(u);
+            else
+                it->count += u.count;
+        }
+    }
+
+    // Under mutex_: the appended graph alone takes the unit, and resolves its references into
+    // other units itself.
+    void appendOnly(size_t index, MappedUnit& mapped) {
+        for (const auto& external : mapped.externals)
+            mapped.preMapped[external.first - 1] = ir::kVoidType;
+        report_.unresolvedReferences += undeduplicated_.append(index, mapped);
+    }
+
+    // Under mutex_: the merger takes the unit (and, without dedup, so does the appended graph).
+    void mergePrepared(PendingMerge& pending) {
+        const size_t index = pending.index;
+        MappedUnit& mapped = pending.mapped;
         for (const auto& [placeholder, target] : mapped.externals) {
             auto it = exported_.find(target);
             if (it != exported_.end()) {
@@ -287,18 +319,6 @@ private:
                                                    static_cast<uint32_t>(index), mapped.preMapped);
         for (const auto& [offset, local] : mapped.exportedTypes)
             exported_.emplace(offset, local == ir::kVoidType ? ir::kVoidType : merged[local - 1]);
-        report_.typesBeforeDedup += mapped.graph.ownCount();
-        report_.referencesAsPointers += mapped.referencesAsPointers;
-        for (const UnmappedDies& u : mapped.unmapped) {
-            auto it = std::find_if(report_.unmapped.begin(), report_.unmapped.end(),
-                                   [&](const UnmappedDies& r) {
-                                       return r.tag == u.tag && std::string_view(r.why) == u.why;
-                                   });
-            if (it == report_.unmapped.end())
-                report_.unmapped.push_back(u);
-            else
-                it->count += u.count;
-        }
         mapped.observations.remapTypes([&](TypeId id) { return merged[id - 1]; });
         observations_[index] = std::move(mapped.observations);
     }
@@ -314,6 +334,8 @@ private:
     // Partial and type units are observed whole: what they define is looked up later.
     MappingRules partialRules_;
     MappingRules rules_;
+    // Without dedup and for types alone, the merger would only decide functions: it is left out.
+    const bool merging_;
     std::mutex mutex_; // the merger, and what merging adds to (report_, exported_, observations_)
     std::mutex queueMutex_;
     std::deque<std::unique_ptr<PendingMerge>> queued_;
@@ -359,6 +381,8 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
         }
         if (auto ran = pipeline->run(); !ran)
             return std::move(ran).error();
+        if (!pipeline->merging())
+            break;
         if (stats)
             stats->hold(plugin::holder::kMerger, pipeline->merger().memoryUsage());
         baseUse = pipeline->merger().baseUse();
@@ -371,6 +395,17 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     }
     std::optional<plugin::PhaseTimer> dedupTimer(std::in_place, stats, plugin::phase::kDedup);
     ir::TypeGraph& graph = merged.graph;
+    ir::TypeGraph& output = options.dedup ? graph : pipeline->undeduplicated().graph();
+    if (stats) {
+        stats->addCount("types before dedup", report.typesBeforeDedup);
+        stats->addCount("types after dedup", (pipeline->merging() ? graph : output).ownCount());
+        stats->addCount("base types", baseEnd - 1);
+        // What the module shares with its base, and what merging had to read of it.
+        stats->addCount("base types matched", baseUse.matched);
+        stats->addCount("base types read", baseUse.read);
+    }
+    if (options.typesOnly)
+        return std::move(output);
     UnitObservations all;
     for (UnitObservations& unit : pipeline->observations()) {
         unit.remapTypes(merged.finalIds);
@@ -380,17 +415,8 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     // Without dedup the output is the appended graph, described by the same observations in the
     // same order but with its own ids.
     UnitObservations appendedIds = pipeline->undeduplicated().takeObservations();
-    ir::TypeGraph& output = options.dedup ? graph : pipeline->undeduplicated().graph();
     const UnitObservations& written = options.dedup ? all : appendedIds;
     dedupTimer.reset();
-    if (stats) {
-        stats->addCount("types before dedup", report.typesBeforeDedup);
-        stats->addCount("types after dedup", graph.ownCount());
-        stats->addCount("base types", baseEnd - 1);
-        // What the module shares with its base, and what merging had to read of it.
-        stats->addCount("base types matched", baseUse.matched);
-        stats->addCount("base types read", baseUse.read);
-    }
 
     {
         plugin::PhaseTimer timer(stats, plugin::phase::kFunctions);

@@ -32,6 +32,9 @@ struct DwarfConversionOptions {
     // Without dedup: units are read until these types are found as pahole finds -C names
     // (UnitNameLookup); the rest are not read. Empty: every unit.
     std::vector<std::string> readUntil;
+    // Types alone: no FUNCs, VARs or DATASECs. Without dedup the merger, which only decides
+    // functions then, does not run at all.
+    bool typesOnly = false;
     // Per address: one FUNC with an address for each function address (the extension).
     FunctionGranularity functions = FunctionGranularity::PerName;
     // Per address: the symbol addresses are relative to, when the ELF file has it; empty or

@@ -59,6 +59,10 @@ Expected<DwarfConversionOptions> conversionOptions(const plugin::Options& in,
     if (!declarationTags)
         return std::move(declarationTags).error();
     out.declarationTags = *declarationTags;
+    auto typesOnly = flagValue(own, kTypesOnlyOption);
+    if (!typesOnly)
+        return std::move(typesOnly).error();
+    out.typesOnly = *typesOnly;
     for (std::string_view name : commaSeparated(optionValue(own, kReadUntilOption)))
         out.readUntil.emplace_back(name);
     auto perAddress = flagValue(own, kFuncPerAddressOption);

@@ -6,7 +6,7 @@ namespace btforge::dwarf {
 
 using ir::TypeId;
 
-void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
+uint32_t UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
     const ir::TypeGraph& unit = mapped.graph;
     graph_.setTargetAs(unit); // the byte order and pointer size of the input, as every unit's
     std::vector<TypeId> map(unit.ownCount());
@@ -15,11 +15,12 @@ void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
         TypeId pre = mapped.preMapped[id - 1];
         map[id - 1] = pre != kNotPreMapped ? pre : next++;
     }
-    // The caller resolved references into other units to the merger's ids: here they are to
-    // those units' types in this graph.
+    // References into other units are to those units' types in this graph.
+    uint32_t unresolved = 0;
     for (const auto& [placeholder, target] : mapped.externals) {
         auto it = exported_.find(target);
         map[placeholder - 1] = it != exported_.end() ? it->second : ir::kVoidType;
+        unresolved += it == exported_.end();
     }
     const TypeId first = graph_.endId();
     auto mapRef = [&](TypeId id) { return id == ir::kVoidType ? id : map[id - 1]; };
@@ -33,6 +34,7 @@ void UndeduplicatedGraph::append(size_t index, const MappedUnit& mapped) {
         graph_.add(ir::DeclTagType{graph_.intern(kUnitTag), first, -1});
     observations_[index] = mapped.observations;
     observations_[index].remapTypes(mapRef);
+    return unresolved;
 }
 
 UnitObservations UndeduplicatedGraph::takeObservations() {

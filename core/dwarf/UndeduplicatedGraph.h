@@ -23,9 +23,10 @@ public:
         : graph_(std::move(base)), observations_(unitCount), markUnits_(markUnits) {}
 
     // Appends unit `index`, whose placeholders are resolved (preMapped) already, those for
-    // types of other units (`externals`) to the merger's ids, which this graph replaces by its
-    // own. Units are appended in input order, partial and type units first.
-    void append(size_t index, const MappedUnit& mapped);
+    // types of other units (`externals`) to any id (the merger's), which this graph replaces by
+    // its own. Units are appended in input order, partial and type units first. Returns how many
+    // of those references reach no type appended before (they become void).
+    uint32_t append(size_t index, const MappedUnit& mapped);
 
     ir::TypeGraph& graph() { return graph_; }
     // The observations of every unit in input order, with this graph's ids.

@@ -178,5 +178,6 @@ private:
 
 BTFORGE_EMITTER_PLUGIN("layout", "struct and union layouts, as pahole prints them",
                        btforge::LayoutEmitter,
-                       .capabilities = btforge::plugin::Capability::ShowsDeclarations,
+                       .capabilities = btforge::plugin::Capability::ShowsDeclarations |
+                                       btforge::plugin::Capability::ShowsTypesOnly,
                        .options = btforge::layout::kLayoutOptionSpecs);

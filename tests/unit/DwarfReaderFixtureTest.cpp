@@ -10,6 +10,7 @@
 
 #include <dwarf.h>
 #include <elf.h>
+#include <set>
 #include <string>
 
 using namespace btforge;
@@ -454,6 +455,44 @@ TEST_CASE("DWARF fixtures: the loaders' own options, as --plugin-opt gives them"
     }
 }
 
+TEST_CASE(
+    "DWARF fixtures: types-only leaves out FUNCs, VARs and DATASECs, with and without dedup") {
+    // What -t layout asks for: without dedup nothing is merged, and the types are the same.
+    plugin::Options options;
+    options.features = {"default", "global_var"};
+    const Fixture f = sampler(5, Endian::Little, true);
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        for (std::string dedup : {"true", "false"}) {
+            CAPTURE(dedup);
+            Loaded all = loadFixture(loader, f, options, {{"dedup", dedup}});
+            Loaded types =
+                loadFixture(loader, f, options, {{"dedup", dedup}, {"types-only", "true"}});
+            REQUIRE(all.graph);
+            REQUIRE(types.graph);
+            // The types as spelled, each once: a FUNC's own prototype is not among them.
+            std::set<std::string> kept, without;
+            for (ir::TypeId id = all.graph->firstId(); id < all.graph->endId(); ++id) {
+                const Kind k = all.graph->kind(id);
+                if (k != Kind::Func && k != Kind::Var && k != Kind::Datasec)
+                    kept.insert(spelled(*all.graph, id));
+            }
+            for (ir::TypeId id = types.graph->firstId(); id < types.graph->endId(); ++id) {
+                const Kind k = types.graph->kind(id);
+                CHECK(k != Kind::Func);
+                CHECK(k != Kind::Var);
+                CHECK(k != Kind::Datasec);
+                without.insert(spelled(*types.graph, id));
+            }
+            CHECK(without == kept);
+            CHECK(hasType(*all.graph, Kind::Func, "f")); // so the checks above can fail
+        }
+        Loaded bad = loadFixture(loader, f, {}, {{"types-only", "maybe"}});
+        REQUIRE_FALSE(bad.graph);
+        CHECK(bad.graph.error().message().find("types-only") != std::string::npos);
+    }
+}
+
 TEST_CASE("DWARF fixtures: references into a partial unit, declarations, every reference form") {
     // As dwz shares types: a partial unit holds them, compile units refer to them by ref_addr.
     Fixture f;
@@ -528,10 +567,16 @@ TEST_CASE("DWARF fixtures: without dedup, references into partial units reach th
     for (const std::string& loader : dwarfLoaders()) {
         CAPTURE(loader);
         for (std::string dedup : {"true", "false"}) {
-            CAPTURE(dedup);
-            Loaded loaded = loadFixture(loader, f, {}, {{"dedup", dedup}});
-            REQUIRE(loaded.graph);
-            CHECK(spelled(*loaded.graph, findType(*loaded.graph, Kind::Typedef, "t")) == "t=two");
+            for (std::string typesOnly : {"false", "true"}) {
+                CAPTURE(dedup);
+                CAPTURE(typesOnly); // without dedup: no merger at all
+                Loaded loaded =
+                    loadFixture(loader, f, {}, {{"dedup", dedup}, {"types-only", typesOnly}});
+                REQUIRE(loaded.graph);
+                CHECK(spelled(*loaded.graph, findType(*loaded.graph, Kind::Typedef, "t")) ==
+                      "t=two");
+                CHECK(loaded.warnings.empty());
+            }
         }
     }
 }
@@ -546,13 +591,18 @@ TEST_CASE("DWARF fixtures: a reference into another compile unit is void, and sa
          {{DW_TAG_typedef,
            {{DW_AT_name, DW_FORM_string, "across"}, {DW_AT_type, DW_FORM_ref_addr, "int"}}}}});
     for (const std::string& loader : dwarfLoaders()) {
-        CAPTURE(loader);
-        Loaded loaded = loadFixture(loader, f);
-        REQUIRE(loaded.graph);
-        CHECK(loaded.graph->target(findType(*loaded.graph, Kind::Typedef, "across")) ==
-              ir::kVoidType);
-        REQUIRE(loaded.warnings.size() == 1);
-        CHECK(loaded.warnings[0].find("1 reference(s)") != std::string::npos);
+        for (const plugin::OptionValues& own :
+             {plugin::OptionValues{}, plugin::OptionValues{{"dedup", "false"}},
+              plugin::OptionValues{{"dedup", "false"}, {"types-only", "true"}}}) {
+            CAPTURE(loader);
+            CAPTURE(own.size());
+            Loaded loaded = loadFixture(loader, f, {}, own);
+            REQUIRE(loaded.graph);
+            CHECK(loaded.graph->target(findType(*loaded.graph, Kind::Typedef, "across")) ==
+                  ir::kVoidType);
+            REQUIRE(loaded.warnings.size() == 1);
+            CHECK(loaded.warnings[0].find("1 reference(s)") != std::string::npos);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 // The options every DWARF loader declares (--plugin-opt dwarf.KEY=VALUE), listed once here so
 // that both loaders take the same keys and the host's shorthands (--lang-exclude, --dwarf-alt,
 // --no-dedup, --nested-arrays, --func-addr-base, --func-addr) and emitter capabilities
-// (NeedsFuncAddresses, ShowsDeclarations) set them on whichever loader reads the input.
+// (NeedsFuncAddresses, ShowsDeclarations, ShowsTypesOnly) set them on whichever loader reads the
+// input.
 #pragma once
 
 #include "btforge/plugin/Plugin.h"
@@ -16,6 +17,7 @@ inline constexpr const char* kFuncAddrBaseOption = "func-addr-base";
 inline constexpr const char* kFuncPerAddressOption = "func-per-address";
 inline constexpr const char* kDeclarationTagsOption = "declaration-tags";
 inline constexpr const char* kReadUntilOption = "read-until";
+inline constexpr const char* kTypesOnlyOption = "types-only";
 // The DECL_TAG declaration-tags puts on a member whose anonymous type is declared inside its
 // struct's DIE, right after it (clang does so; gcc declares such types outside).
 inline constexpr std::string_view kNestedTypeTag = "btforge:nested";
@@ -58,6 +60,9 @@ inline constexpr plugin::OptionSpec kLoaderOptions[] = {
     {kReadUntilOption, "",
      "without dedup: stop reading units once these types (comma-separated) are found as pahole "
      "finds -C names, unit by unit (set by -t layout -C)"},
+    {kTypesOnlyOption, "false",
+     "true: types alone, no FUNCs, VARs or DATASECs; without dedup nothing is merged (set for "
+     "emitters that show types only, -t layout)"},
 };
 
 } // namespace btforge::dwarf

@@ -47,6 +47,9 @@ enum class Capability : uint32_t {
     // DECL_TAGs 'aligned(N)', and every unit's own types, not deduplicated, each unit's first
     // tagged (dwarf/LoaderOptions.h).
     ShowsDeclarations = 1u << 4,
+    // Emitter: shows types only, never FUNCs, VARs or DATASECs, so the DWARF loaders decide no
+    // functions and place no variables (and, without dedup, merge nothing).
+    ShowsTypesOnly = 1u << 5,
 };
 
 constexpr Capability operator|(Capability a, Capability b) {
