@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernel-e2e.sh ARCH [--pahole PATH] [--llvm]: btforge in a real kernel build, end to end.
+# kernel-e2e.sh ARCH [--pahole PATH] [--llvm] [--lto]: btforge in a real kernel build, end to end.
 #
 # Builds Debian's linux-source-6.1 (tinyconfig + BPF + BTF + ftrace/kprobes) for ARCH with
 # PAHOLE= btforge's `pahole` link, and two test modules (tests/kernel-e2e), boots the kernel in
@@ -13,6 +13,8 @@
 #   --llvm          build the kernel and modules with clang-19 and LLVM's tools (LLVM=-19), whose
 #                   DWARF gives an unused parameter no location: e2e_shape_scaled's fentry then
 #                   attaches to a function pahole 1.31's rule left out ("optimized parameters")
+#   --lto           --llvm with clang's full link-time optimisation (CONFIG_LTO_CLANG_FULL), whose
+#                   DWARF refers from one compile unit into others (DW_FORM_ref_addr)
 #   BTFORGE_BUILD   btforge's build dir (default build/release; built when missing), or
 #   BTFORGE         the btforge binary itself
 #
@@ -78,7 +80,7 @@ host_packages="linux-source-6.1 make flex bison bc libssl-dev libelf-dev cpio xz
     clang-19 llvm-19 lld-19 bpftool dpkg-dev"
 
 usage() {
-    echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH] [--llvm]" >&2
+    echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH] [--llvm] [--lto]" >&2
     exit 2
 }
 
@@ -88,6 +90,7 @@ shift
 arch_table "$arch" || usage
 pahole=
 llvm=
+lto=
 while [ $# -gt 0 ]; do
     case "$1" in
     --pahole)
@@ -97,6 +100,10 @@ while [ $# -gt 0 ]; do
         ;;
     --llvm)
         llvm=-19
+        shift
+        ;;
+    --lto)
+        llvm=-19 lto=CONFIG_LTO_CLANG_FULL
         shift
         ;;
     *) usage ;;
@@ -114,7 +121,7 @@ if [ ! -c /dev/null ]; then
     # shellcheck disable=SC2016 # expanded by that shell
     exec unshare --mount sh -c 'mount --bind "$1/null" /dev/null && rm -rf "$1" && shift &&
         exec "$0" "$@"' "$root/scripts/kernel-e2e.sh" "$null_dir" "$arch" ${pahole:+--pahole "$pahole"} \
-        ${llvm:+--llvm}
+        ${llvm:+--llvm} ${lto:+--lto}
 fi
 
 start=$SECONDS
@@ -213,7 +220,7 @@ trap 'rm -rf "$work"' EXIT
 unset BTFORGE_BASE_CACHE
 export XDG_CACHE_HOME=$work/cache-home
 mkdir -m 700 "$XDG_CACHE_HOME"
-out=$cache/build-$arch-$encoder${llvm:+-llvm}
+out=$cache/build-$arch-$encoder${llvm:+-llvm}${lto:+-lto}
 mkdir -p "$out"
 log=$out/build.log
 : > "$log"
@@ -227,7 +234,7 @@ kmake() {
 
 # --- configuration: tinyconfig + the options above, made again only when they change ----------
 # shellcheck disable=SC2086,SC2116 # one word per option, one space between
-options=$(echo $common_config $arch_config)
+options=$(echo $common_config $arch_config $lto)
 stamp="$version $pahole ${llvm:+llvm$llvm }$options"
 if [ "$(cat "$out/config.stamp" 2> /dev/null)" != "$stamp" ] || [ ! -f "$out/.config" ]; then
     note "configuring $out"

@@ -9,6 +9,7 @@
 #include "btforge/dwarf/UnitNameLookup.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <dwarf.h>
@@ -31,12 +32,14 @@ constexpr auto kWorker = plugin::PhaseTimer::Scope::Thread;
 class UnitPipeline {
 public:
     // `early`: what units resolve to the base's definitions early (BaseDeclarations).
+    // `together`: every unit is mapped with the others, as one (compile units that refer into
+    // each other: link-time optimisation).
     UnitPipeline(UnitReader& reader, const elf::ElfSymbolTable& elf,
                  std::shared_ptr<const ir::TypeGraph> base, plugin::Session& session,
                  const DwarfConversionOptions& options, DwarfConversionReport& report,
-                 const dedup::EarlyResolution& early)
+                 const dedup::EarlyResolution& early, bool together)
         : reader_(reader), elf_(elf), session_(session), options_(options), report_(report),
-          merging_(options.dedup || !options.typesOnly), merger_(base),
+          together_(together), merging_(options.dedup || !options.typesOnly), merger_(base),
           undeduplicated_(base, options.dedup ? 0 : reader.unitCount(), options.declarationTags),
           observations_(reader.unitCount()), errors_(reader.unitCount()) {
         // Arrays as the base spells them: a base written by an encoder that nests arrays has an
@@ -60,12 +63,15 @@ public:
     Expected<void> run() {
         std::vector<size_t> partial, complete;
         for (size_t i = 0; i < reader_.unitCount(); ++i)
-            (reader_.isPartialUnit(i) ? partial : complete).push_back(i);
+            (reader_.isPartialUnit(i) || together_ ? partial : complete).push_back(i);
+        // A reference from one compile unit into another can only be followed with both
+        // mapped as one: once one is met, run() stops and the caller starts again together.
+        crossingMatters_ = complete.size() > 1;
 
         session_.progress.begin("reading DWARF units", reader_.unitCount());
         const auto start = std::chrono::steady_clock::now();
         // Partial and type units first: complete units refer into them.
-        processPartialUnits(partial);
+        processUnitsTogether(partial);
         UnitDies scratch;
         uint64_t bytes = 0;
         size_t unread = 0; // units a lookup by name did not need
@@ -122,6 +128,8 @@ public:
     }
 
     bool merging() const { return merging_; }
+    // Whether a compile unit referred into another (only to be followed with them together).
+    bool crossedUnits() const { return crossed_; }
     dedup::GraphMerger& merger() { return merger_; }
     UndeduplicatedGraph& undeduplicated() { return undeduplicated_; }
     std::vector<UnitObservations>& observations() { return observations_; }
@@ -145,6 +153,10 @@ private:
     }
 
     void processUnit(size_t index, UnitDies& dies) {
+        if (crossed_) { // the run starts again with every unit together
+            session_.progress.advance(1);
+            return;
+        }
         if (auto read = readUnit(index, dies); !read) {
             errors_[index] = std::move(read).error();
             session_.progress.advance(1);
@@ -159,25 +171,35 @@ private:
             MappedUnit mapped = timedMapUnit(dies, static_cast<uint32_t>(index), rules_);
             mapped.observations.shrinkToFit();
             reader_.releaseUnit(index);
-            mergeUnit(index, std::move(mapped));
+            if (crossingMatters_ && refersAcross(mapped))
+                crossed_ = true;
+            else
+                mergeUnit(index, std::move(mapped));
         }
         session_.progress.advance(1);
     }
 
     // Partial and type units refer to each other in any order, in cycles too (two structs that
     // point to each other, each in its own type unit): they are mapped together, as one unit.
-    void processPartialUnits(const std::vector<size_t>& partial) {
+    // So are all units when compile units refer into each other.
+    void processUnitsTogether(const std::vector<size_t>& partial) {
         std::vector<UnitDies> units(partial.size());
         size_t read = 0;
         for (size_t k = 0; k < partial.size(); ++k) {
             session_.progress.advance(1);
-            if (auto ok = readUnit(partial[k], units[read]); !ok)
+            if (auto ok = readUnit(partial[k], units[read]); !ok) {
                 errors_[partial[k]] = std::move(ok).error();
-            else if (excluded(units[read]))
+                continue;
+            }
+            const std::vector<Die>& dies = units[read].dies;
+            if (!dies.empty())
+                partialSpans_.emplace_back(dies.front().offset, dies.back().offset);
+            if (excluded(units[read]))
                 ++report_.unitsExcluded;
             else
                 ++read;
         }
+        std::sort(partialSpans_.begin(), partialSpans_.end());
         if (read == 0)
             return;
         units.resize(read);
@@ -297,7 +319,26 @@ private:
     void appendOnly(size_t index, MappedUnit& mapped) {
         for (const auto& external : mapped.externals)
             mapped.preMapped[external.first - 1] = ir::kVoidType;
-        report_.unresolvedReferences += undeduplicated_.append(index, mapped);
+        noteUnresolved(undeduplicated_.append(index, mapped));
+    }
+
+    void noteUnresolved(uint32_t count) { report_.unresolvedReferences += count; }
+
+    // Whether the unit refers to a DIE outside itself and every partial or type unit: into
+    // another compile unit (link-time optimisation), or to no unit at all.
+    bool refersAcross(const MappedUnit& mapped) const {
+        auto inPartialUnit = [&](DieOffset target) {
+            auto after = std::upper_bound(
+                partialSpans_.begin(), partialSpans_.end(), target,
+                [](DieOffset t, const std::pair<DieOffset, DieOffset>& s) { return t < s.first; });
+            return after != partialSpans_.begin() && target <= std::prev(after)->second;
+        };
+        for (const auto& external : mapped.externals) {
+            if (external.second != kLostDie && !inPartialUnit(external.second))
+                return true;
+        }
+        return std::any_of(mapped.outsideOrigins.begin(), mapped.outsideOrigins.end(),
+                           [&](DieOffset origin) { return !inPartialUnit(origin); });
     }
 
     // Under mutex_: the merger takes the unit (and, without dedup, so does the appended graph).
@@ -310,7 +351,7 @@ private:
                 mapped.preMapped[placeholder - 1] = it->second;
             } else {
                 mapped.preMapped[placeholder - 1] = ir::kVoidType;
-                ++report_.unresolvedReferences;
+                noteUnresolved(1);
             }
         }
         if (!options_.dedup)
@@ -334,6 +375,10 @@ private:
     // Partial and type units are observed whole: what they define is looked up later.
     MappingRules partialRules_;
     MappingRules rules_;
+    const bool together_;
+    bool crossingMatters_ = false; // several compile units, not mapped together
+    std::vector<std::pair<DieOffset, DieOffset>> partialSpans_; // first and last DIE, sorted
+    std::atomic<bool> crossed_ = false;
     // Without dedup and for types alone, the merger would only decide functions: it is left out.
     const bool merging_;
     std::mutex mutex_; // the merger, and what merging adds to (report_, exported_, observations_)
@@ -372,15 +417,21 @@ Expected<ir::TypeGraph> convertDwarf(UnitReader& reader, const elf::ElfSymbolTab
     dedup::GraphMerger::Result merged;
     dedup::GraphMerger::BaseUse baseUse;
     dedup::EarlyResolution early;
+    bool together = false;
     for (;;) {
         report = DwarfConversionReport();
         report.registerCheck = registerCheck;
         {
             plugin::PhaseTimer indexing(stats, plugin::phase::kBaseIndex);
-            pipeline.emplace(reader, elf, base, session, options, report, early);
+            pipeline.emplace(reader, elf, base, session, options, report, early, together);
         }
         if (auto ran = pipeline->run(); !ran)
             return std::move(ran).error();
+        // As pahole reads such DWARF (clang's link-time optimisation): every unit at once.
+        if (pipeline->crossedUnits()) {
+            together = true;
+            continue;
+        }
         if (!pipeline->merging())
             break;
         if (stats)

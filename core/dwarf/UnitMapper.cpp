@@ -596,13 +596,15 @@ private:
         }
     };
 
-    FunctionDies functionChain(const Die& die) const {
+    FunctionDies functionChain(const Die& die) {
         FunctionDies f;
         f.chain.push_back(&die);
         for (size_t i = 0; i < f.chain.size() && f.chain.size() < 8; ++i) {
             for (DieOffset next : {f.chain[i]->abstractOrigin, f.chain[i]->specification}) {
                 if (const Die* d = dieAt(next))
                     f.chain.push_back(d);
+                else if (next != kNoDie && next != kLostDie)
+                    out_.outsideOrigins.push_back(next);
             }
         }
         return f;
@@ -876,9 +878,12 @@ private:
     }
 
     // --- variables ---
+    // Units mapped together (UnitDies::append) have a unit DIE each: those have no parent.
     bool isFileScope(const Die& die) const {
-        return die.parent == 0 ||
-               (die.parent != kNoIndex && unit_.dies[die.parent].tag == DW_TAG_namespace);
+        if (die.parent == kNoIndex)
+            return false;
+        const Die& parent = unit_.dies[die.parent];
+        return parent.parent == kNoIndex || parent.tag == DW_TAG_namespace;
     }
 
     void observeVariable(uint32_t index) {

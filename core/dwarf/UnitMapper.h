@@ -37,6 +37,9 @@ struct MappedUnit {
     std::vector<ir::TypeId> preMapped;
     // Placeholder type id -> the DIE in another unit it stands for.
     std::vector<std::pair<ir::TypeId, DieOffset>> externals;
+    // Abstract origins and declarations of its functions that lie in other units (partial units;
+    // with link-time optimisation, other compile units).
+    std::vector<DieOffset> outsideOrigins;
     // For partial and type units: every type DIE with its id, so later units can refer to them.
     std::vector<std::pair<DieOffset, ir::TypeId>> exportedTypes;
     UnitObservations observations;

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# lto.sh PAHOLE_MASTER SRCDIR: programs built with link-time optimisation, from the DWARF test
+# program in SRCDIR (three C units sharing layouts.h). clang's full LTO describes each type once,
+# in one compile unit, and the others refer to it with DW_FORM_ref_addr; btforge then maps every
+# unit together, as pahole merges such units. For clang -flto and -flto=thin, DWARF 4 and 5,
+# -O1 and -O2, an executable and a relocatable object (-r, as a kernel module is linked), and
+# gcc -flto: no warning, libbpf parses the output and the kernel accepts it, both DWARF loaders
+# write the same bytes, and the BTF equals upstream pahole master's by meaning (FUNCs left out for
+# the relocatable objects: where LTO renamed one of two static functions of one name,
+# same_helper.39, pahole keeps a FUNC same_helper for either, at the same offset of two sections;
+# in the executables it leaves the name out as ambiguous, as btforge does). The test fails if no
+# full-LTO build refers across units (it would then test nothing).
+source "$(dirname "$0")/lib.sh"
+master=$1 src=$2
+require_file "$src/layouts.c"
+[ -x "$master/pahole" ] || skip "no upstream pahole in $master"
+command -v clang-19 > /dev/null || skip "clang-19 is not installed"
+command -v ld.lld-19 > /dev/null || skip "lld-19 is not installed"
+runnable_copy "$master" "$work/master"
+sources=("$src/layouts.c" "$src/functions_a.c" "$src/functions_b.c")
+
+"$BTFORGE" plugins > "$work/plugins.txt" 2>&1 || true
+loaders=(dwarf)
+grep -q "^llvm-dwarf *loader" "$work/plugins.txt" && loaders+=(llvm-dwarf)
+
+builds=0 crossing=0 loaded=0 not_permitted=0
+# check NAME [DIFF OPTIONS...]: $work/NAME converted by each loader and by pahole master,
+# compared.
+check() {
+    local name=$1 input=$work/$1 loader rc
+    shift
+    if grep -q "DW_FORM_ref_addr" <(readelf --debug-dump=abbrev "$input"); then
+        crossing=$((crossing + 1))
+    fi
+    for loader in "${loaders[@]}"; do
+        "$BTFORGE" convert -f "$loader" "$input" -o "$input.$loader.btf" 2> "$input.err" ||
+            { cat "$input.err"; fail "$name: $loader cannot convert it"; }
+        [ ! -s "$input.err" ] || { cat "$input.err"; fail "$name: $loader warns"; }
+    done
+    [ ${#loaders[@]} = 1 ] || cmp -s "$input.dwarf.btf" "$input.llvm-dwarf.btf" ||
+        fail "$name: the dwarf and llvm-dwarf loaders' BTF differ"
+    "$BTF_ORACLE" parse "$input.dwarf.btf" > /dev/null || fail "$name: libbpf rejects the output"
+    set +e
+    "$BTF_ORACLE" load "$input.dwarf.btf" > /dev/null
+    rc=$?
+    set -e
+    case "$rc" in
+    0) loaded=$((loaded + 1)) ;;
+    77) not_permitted=$((not_permitted + 1)) ;;
+    *) fail "$name: the kernel rejects the output" ;;
+    esac
+    "$work/master/pahole" -J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs \
+        --lang_exclude=rust --btf_encode_detached="$input.pahole.btf" "$input" > /dev/null 2>&1 ||
+        fail "$name: upstream pahole failed"
+    if ! "$BTFORGE" diff -f btf "$input.pahole.btf" "$input.dwarf.btf" --max 20 "$@" > "$work/diff.txt"
+    then
+        cat "$work/diff.txt"
+        fail "$name: btforge's BTF differs from pahole master's (A: pahole)"
+    fi
+    builds=$((builds + 1))
+}
+
+for version in 4 5; do
+    for level in 1 2; do
+        for lto in full thin; do
+            flags=(-g -gdwarf-$version -O$level -w -flto=$lto -fuse-ld=lld-19)
+            name=clang-$lto-dwarf$version-O$level
+            clang-19 "${flags[@]}" -o "$work/$name" "${sources[@]}" ||
+                fail "clang-19 ${flags[*]} does not build the program"
+            check "$name"
+            clang-19 "${flags[@]}" -nostdlib -r -o "$work/$name.o" "${sources[@]}" ||
+                fail "clang-19 ${flags[*]} -r does not link the object"
+            check "$name.o" --kinds INT,STRUCT,UNION,ENUM,FWD,TYPEDEF,VAR,DATASEC,FLOAT,DECL_TAG,ENUM64
+        done
+    done
+    gcc -g -gdwarf-$version -O2 -w -flto -o "$work/gcc-lto-dwarf$version" "${sources[@]}" ||
+        fail "gcc -flto does not build the program"
+    check "gcc-lto-dwarf$version"
+done
+[ "$crossing" -gt 0 ] || fail "no build refers from one unit into another: nothing was tested"
+refused=""
+[ "$not_permitted" = 0 ] || refused=", $not_permitted not permitted here"
+echo "lto: $builds builds ($crossing with references across units) equal to pahole master's," \
+    "the same from both loaders; kernel verifier: $loaded loaded$refused"
