@@ -330,6 +330,10 @@ private:
         default:
             break;
         }
+        // clang's DW_ATE_unsigned_24 and the like (operands of DW_OP_convert in locations, no
+        // type of C's) have sizes BTF's INT has not: pahole writes them as this 4-byte INT.
+        if (size == 0 || (size & (size - 1)) != 0)
+            return ir::IntType{intern("__SANITIZED_FAKE_INT__"), 4, encoding, 0, 32};
         return ir::IntType{name, size, encoding, 0, static_cast<uint8_t>(baseTypeBits(die))};
     }
 

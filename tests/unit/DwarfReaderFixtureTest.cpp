@@ -493,6 +493,29 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("DWARF fixtures: integers of sizes BTF has not are pahole's 4-byte stand-in") {
+    // clang's DW_ATE_unsigned_24 (an operand of DW_OP_convert); a 2-byte one stays as it is.
+    const Fixture f = unitOf({baseType("u24", "DW_ATE_unsigned_24", 3, DW_ATE_unsigned),
+                              baseType("s48", "DW_ATE_signed_48", 6, DW_ATE_signed),
+                              baseType("u16", "DW_ATE_unsigned_16", 2, DW_ATE_unsigned)});
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        ir::TypeGraph g = load(loader, f);
+        CHECK_FALSE(hasType(g, Kind::Int, "DW_ATE_unsigned_24"));
+        CHECK_FALSE(hasType(g, Kind::Int, "DW_ATE_signed_48"));
+        std::multiset<std::pair<uint32_t, uint8_t>> fake; // size, encoding
+        for (ir::TypeId id = g.firstId(); id < g.endId(); ++id) {
+            if (g.kind(id) == Kind::Int && g.name(id) == "__SANITIZED_FAKE_INT__") {
+                auto i = g.getAs<ir::IntType>(id);
+                CHECK(i.bits == 32);
+                fake.emplace(i.size, i.encoding);
+            }
+        }
+        CHECK(fake == std::multiset<std::pair<uint32_t, uint8_t>>{{4, 0}, {4, 1}});
+        CHECK(g.getAs<ir::IntType>(findType(g, Kind::Int, "DW_ATE_unsigned_16")).size == 2);
+    }
+}
+
 TEST_CASE("DWARF fixtures: references into a partial unit, declarations, every reference form") {
     // As dwz shares types: a partial unit holds them, compile units refer to them by ref_addr.
     Fixture f;
