@@ -183,7 +183,10 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         }
         appendIndent(out, inner.indent);
         inner.firstMember = i == 0;
-        inner.lastMember = i + 1 == layout.members.size();
+        // A type clang declares after the member in the struct's DIE comes last in pahole's
+        // list: then a flexible array is "[0]".
+        inner.lastMember = i + 1 == layout.members.size() &&
+                           !analyzer_.declaresNestedType(id, static_cast<uint32_t>(i));
         printMember(m, inner, out);
         out += '\n';
 
@@ -206,7 +209,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
             sums.addHole(m.hole);
         }
         if (!options_.dataMembers && analyzer_.declaresNestedType(id, static_cast<uint32_t>(i)))
-            printNestedType(m.member.type, inner, out);
+            printNestedType(m.member.type, inner, suffix, out);
         last = &m;
     }
 
@@ -321,7 +324,8 @@ void LayoutPrinter::printEnum(ir::TypeId id, const Context& context, std::string
     }
 }
 
-void LayoutPrinter::printNestedType(ir::TypeId member, const Context& context, std::string& out) {
+void LayoutPrinter::printNestedType(ir::TypeId member, const Context& context,
+                                    std::string_view suffix, std::string& out) {
     ir::TypeId type = member;
     while (type != ir::kVoidType && !isTagged(graph_.kind(type))) {
         ir::Kind kind = graph_.kind(type);
@@ -334,15 +338,17 @@ void LayoutPrinter::printNestedType(ir::TypeId member, const Context& context, s
     appendIndent(out, context.indent);
     Context nested = context;
     nested.firstMember = nested.lastMember = nested.unionMember = false;
+    // pahole closes it as the struct it is printed in: "} member;" where that struct is a
+    // member's type, expanded (-E).
     switch (graph_.kind(type)) {
     case ir::Kind::Struct:
-        printStruct(type, nested, "", out);
+        printStruct(type, nested, suffix, out);
         break;
     case ir::Kind::Union:
-        printUnion(type, nested, "", out);
+        printUnion(type, nested, suffix, out);
         break;
     default:
-        printEnum(type, nested, "", out);
+        printEnum(type, nested, suffix, out);
         break;
     }
     out += ";\n\n";

@@ -47,7 +47,8 @@ private:
                    std::string& out);
     void printTypedef(ir::TypeId id, const Context& context, std::string& out);
     // A type the DWARF declares inside a struct, where it is declared (pahole shows it so).
-    void printNestedType(ir::TypeId member, const Context& context, std::string& out);
+    void printNestedType(ir::TypeId member, const Context& context, std::string_view suffix,
+                         std::string& out);
     // One member: declaration, bitfield width, alignment, then the offset and size comment.
     void printMember(const MemberLayout& member, const Context& context, std::string& out);
     // pahole's type__fprintf: `type` declaring `name`, anonymous types written in place.

@@ -61,10 +61,13 @@ void TypeNames::appendName(ir::TypeId id, std::string& out) const {
         out += constPointer ? " const *" : " *";
         return;
     }
+    case ir::Kind::TypeTag:
+        // pahole prints no type tag, from BTF or DWARF (the kernel's __user: "char *").
+        appendName(graph_.target(id), out);
+        return;
     case ir::Kind::Const:
     case ir::Kind::Volatile:
-    case ir::Kind::Restrict:
-    case ir::Kind::TypeTag: {
+    case ir::Kind::Restrict: {
         ir::Kind kind = ir::kindOf(view);
         if (kind == ir::Kind::Const)
             out += "const ";

@@ -1,7 +1,8 @@
 /* Shapes whose layouts tests/integration/layout.sh compares with upstream pahole's: bitfields
  * (zero-width, unnamed, spanning units, enums and _Bool), packed and aligned structs and members,
  * anonymous and nested types (clang declares them inside their struct), flexible and zero-length
- * arrays, function pointers, enums of every size, qualifiers, typedefs, a function-local type. */
+ * arrays, function pointers, enums of every size, qualifiers, typedefs, a function-local type,
+ * clang's btf_type_tag annotations. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,36 @@ struct holds_typedef_flexible {
     int n;
 };
 
+/* A flexible array of an anonymous struct, which clang declares after it: pahole prints "[0]". */
+struct id_pairs {
+    unsigned int count;
+    struct { unsigned int id, flags; } pairs[];
+};
+
+/* A struct clang declares an anonymous union in, as a member's type: -E expands it there, and
+ * pahole closes the union with that member's name where the member's type is a typedef. */
+struct lock_like {
+    union {
+        int raw;
+        long wide;
+    };
+};
+typedef struct lock_like lock_like_t;
+struct holds_lock {
+    int n;
+    struct lock_like lock;
+    lock_like_t through_typedef;
+};
+
+/* clang's btf_type_tag annotations (the kernel's __user), which gcc ignores: pahole prints none. */
+#define TAGGED(t) __attribute__((btf_type_tag(t)))
+struct user_pointers {
+    char TAGGED("user") *name;
+    const char TAGGED("user") *const_name;
+    int TAGGED("user") TAGGED("rcu") *twice;
+    long (*read)(char TAGGED("user") *buf, unsigned long n);
+};
+
 struct functions {
     void (*callback)(int, char *);
     int (*table[4])(void);
@@ -206,7 +237,8 @@ union api_frame api_frame;
 struct bits bits; struct packed packed; struct packed_member packed_member; struct aligned aligned;
 struct holder holder; struct anonymous anonymous; struct flexible *flexible;
 struct zero_length zero_length; struct with_flexible_member *wfm; struct nests_flexible *nf;
-struct holds_typedef_flexible *htf;
+struct holds_typedef_flexible *htf; struct id_pairs *id_pairs;
+struct user_pointers user_pointers; struct holds_lock holds_lock;
 struct functions functions; struct arrays arrays; struct typedefs typedefs; struct big big;
 union mixed mixed; struct device_like device_like;
 int main(void) {
