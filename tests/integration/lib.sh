@@ -48,6 +48,22 @@ require_kernel_accepts() {
     set -e
     [ "$verdict" = 0 ] || [ "$verdict" = "$SKIP" ] || fail "the kernel rejects $1"
 }
+# libbpf_and_kernel FILE NAME: libbpf parses the BTF FILE and the kernel accepts it (BPF_BTF_LOAD),
+# counted in $loaded, or in $not_permitted where the kernel cannot be asked; NAME in failures.
+loaded=0 not_permitted=0
+libbpf_and_kernel() {
+    local rc
+    "$BTF_ORACLE" parse "$1" > /dev/null || fail "$2: libbpf rejects the output"
+    set +e
+    "$BTF_ORACLE" load "$1" > /dev/null
+    rc=$?
+    set -e
+    case "$rc" in
+    0) loaded=$((loaded + 1)) ;;
+    "$SKIP") not_permitted=$((not_permitted + 1)) ;;
+    *) fail "$2: the kernel rejects the output" ;;
+    esac
+}
 # section_bytes ELF NAME OUT: the bytes of section NAME of ELF, found with readelf (which reads
 # every architecture's ELF, where this machine's objcopy reads only its own); false without it.
 section_bytes() {
