@@ -183,33 +183,44 @@ private:
     // point to each other, each in its own type unit): they are mapped together, as one unit.
     // So are all units when compile units refer into each other.
     void processUnitsTogether(const std::vector<size_t>& partial) {
-        std::vector<UnitDies> units(partial.size());
-        size_t read = 0;
+        // DIEs must stay sorted by offset. Units are joined as they are read while their offsets
+        // ascend (as they do in one section), so only one unit's DIEs are held beside the joined
+        // ones; units of other sections, which a reader may list first, are joined at the end.
+        UnitDies joined, scratch;
+        std::vector<UnitDies> outOfOrder;
         for (size_t k = 0; k < partial.size(); ++k) {
             session_.progress.advance(1);
-            if (auto ok = readUnit(partial[k], units[read]); !ok) {
+            if (auto ok = readUnit(partial[k], scratch); !ok) {
                 errors_[partial[k]] = std::move(ok).error();
                 continue;
             }
-            const std::vector<Die>& dies = units[read].dies;
-            if (!dies.empty())
-                partialSpans_.emplace_back(dies.front().offset, dies.back().offset);
-            if (excluded(units[read]))
+            if (!scratch.dies.empty())
+                partialSpans_.emplace_back(scratch.dies.front().offset, scratch.dies.back().offset);
+            if (excluded(scratch))
                 ++report_.unitsExcluded;
+            else if (joined.dies.empty())
+                std::swap(joined, scratch);
+            else if (scratch.dies.empty() ||
+                     scratch.dies.front().offset > joined.dies.back().offset)
+                joined.append(scratch);
             else
-                ++read;
+                outOfOrder.push_back(std::move(scratch));
         }
         std::sort(partialSpans_.begin(), partialSpans_.end());
-        if (read == 0)
+        if (!outOfOrder.empty()) {
+            outOfOrder.push_back(std::move(joined));
+            std::sort(
+                outOfOrder.begin(), outOfOrder.end(),
+                [](const UnitDies& a, const UnitDies& b) { return a.unitOffset < b.unitOffset; });
+            joined = std::move(outOfOrder.front());
+            for (size_t k = 1; k < outOfOrder.size(); ++k)
+                joined.append(outOfOrder[k]);
+            outOfOrder.clear();
+        }
+        if (joined.dies.empty())
             return;
-        units.resize(read);
-        // DIEs must stay sorted by offset; the reader may list sections in any order.
-        std::sort(units.begin(), units.end(),
-                  [](const UnitDies& a, const UnitDies& b) { return a.unitOffset < b.unitOffset; });
-        for (size_t k = 1; k < units.size(); ++k)
-            units[0].append(units[k]);
         MappedUnit mapped =
-            timedMapUnit(units[0], static_cast<uint32_t>(partial.front()), partialRules_);
+            timedMapUnit(joined, static_cast<uint32_t>(partial.front()), partialRules_);
         for (size_t i : partial)
             reader_.releaseUnit(i);
         mergeUnit(partial.front(), std::move(mapped));
