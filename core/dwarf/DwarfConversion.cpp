@@ -330,10 +330,8 @@ private:
     void appendOnly(size_t index, MappedUnit& mapped) {
         for (const auto& external : mapped.externals)
             mapped.preMapped[external.first - 1] = ir::kVoidType;
-        noteUnresolved(undeduplicated_.append(index, mapped));
+        report_.unresolvedReferences += undeduplicated_.append(index, mapped);
     }
-
-    void noteUnresolved(uint32_t count) { report_.unresolvedReferences += count; }
 
     // Whether the unit refers to a DIE outside itself and every partial or type unit: into
     // another compile unit (link-time optimisation), or to no unit at all.
@@ -362,7 +360,7 @@ private:
                 mapped.preMapped[placeholder - 1] = it->second;
             } else {
                 mapped.preMapped[placeholder - 1] = ir::kVoidType;
-                noteUnresolved(1);
+                ++report_.unresolvedReferences;
             }
         }
         if (!options_.dedup)

@@ -185,8 +185,8 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
         inner.firstMember = i == 0;
         // A type clang declares after the member in the struct's DIE comes last in pahole's
         // list: then a flexible array is "[0]".
-        inner.lastMember = i + 1 == layout.members.size() &&
-                           !analyzer_.declaresNestedType(id, static_cast<uint32_t>(i));
+        const bool nestedTypeAfter = analyzer_.declaresNestedType(id, static_cast<uint32_t>(i));
+        inner.lastMember = i + 1 == layout.members.size() && !nestedTypeAfter;
         printMember(m, inner, out);
         out += '\n';
 
@@ -208,7 +208,7 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
             spacedComment("XXX " + counted(m.hole, "byte") + " hole, try to pack");
             sums.addHole(m.hole);
         }
-        if (!options_.dataMembers && analyzer_.declaresNestedType(id, static_cast<uint32_t>(i)))
+        if (!options_.dataMembers && nestedTypeAfter)
             printNestedType(m.member.type, inner, suffix, out);
         last = &m;
     }
