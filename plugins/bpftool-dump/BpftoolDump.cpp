@@ -122,6 +122,14 @@ constexpr bool isComposite = std::is_same_v<T, ir::StructType> || std::is_same_v
 template <typename T>
 constexpr bool isEnumeration = std::is_same_v<T, ir::EnumType> || std::is_same_v<T, ir::Enum64Type>;
 
+// A tag's attribute form (kind_flag 1: `__attribute__((VALUE))`, not btf_type_tag or
+// btf_decl_tag), which bpftool does not show: shown after what bpftool prints, so a JSON rewrite
+// keeps it and BTF without such tags dumps exactly as bpftool dumps it.
+template <typename Sink> void attributeForm(bool kindFlag, Sink& sink) {
+    if (kindFlag)
+        sink.unsignedField("kind_flag", 1);
+}
+
 // The walk both formats share: the fields of one type in bpftool's order. A sink is TextWriter or
 // JsonWriter; list items are bracketed by beginItem/endItem inside beginList/endList.
 template <typename Sink> void describeType(const TypeGraph& graph, TypeId id, Sink& sink) {
@@ -142,6 +150,8 @@ template <typename Sink> void describeType(const TypeGraph& graph, TypeId id, Si
                 sink.wordField("encoding", intEncodingName(type.encoding));
             } else if constexpr (ir::isReferenceKind(kind)) {
                 sink.unsignedField("type_id", type.type);
+                if constexpr (kind == Kind::TypeTag)
+                    attributeForm(type.kindFlag, sink);
             } else if constexpr (std::is_same_v<T, ir::ArrayType>) {
                 sink.unsignedField("type_id", type.elemType);
                 sink.unsignedField("index_type_id", type.indexType);
@@ -215,6 +225,7 @@ template <typename Sink> void describeType(const TypeGraph& graph, TypeId id, Si
             } else if constexpr (std::is_same_v<T, ir::DeclTagType>) {
                 sink.unsignedField("type_id", type.type);
                 sink.signedField("component_idx", type.componentIndex);
+                attributeForm(type.kindFlag, sink);
             }
             sink.endType();
         },

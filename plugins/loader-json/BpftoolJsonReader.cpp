@@ -41,7 +41,7 @@ constexpr uint32_t kMaxFlaggedBitOffset = (1u << 24) - 1;
 constexpr std::string_view kAnonymous = "(anon)";
 
 // The fields each kind has in bpftool's JSON, its own after id, kind and name ("vlen" may be left
-// out; "bitfield_size" and "addr" are optional).
+// out; "bitfield_size", "addr" and the tags' "kind_flag" are optional).
 std::span<const std::string_view> fieldsOf(Kind kind) {
     static constexpr std::string_view kInt[] = {"size", "bits_offset", "nr_bits", "encoding"};
     static constexpr std::string_view kReference[] = {"type_id"};
@@ -54,7 +54,10 @@ std::span<const std::string_view> fieldsOf(Kind kind) {
     static constexpr std::string_view kVar[] = {"type_id", "linkage"};
     static constexpr std::string_view kDatasec[] = {"size", "vlen", "vars"};
     static constexpr std::string_view kFloat[] = {"size"};
-    static constexpr std::string_view kDeclTag[] = {"type_id", "component_idx"};
+    static constexpr std::string_view kTypeTag[] = {"type_id", "kind_flag"};
+    static constexpr std::string_view kDeclTag[] = {"type_id", "component_idx", "kind_flag"};
+    if (kind == Kind::TypeTag)
+        return kTypeTag;
     if (ir::isReferenceKind(kind))
         return kReference;
     switch (kind) {
@@ -172,6 +175,7 @@ private:
     ir::TypeView decodeFuncProto(const bj::object& object, Where where, StrId typeName);
     ir::TypeView decodeDatasec(const bj::object& object, Where where, StrId typeName);
     ir::TypeView decodeDeclTag(const bj::object& object, Where where, StrId typeName);
+    bool attributeForm(const bj::object& object, Where where);
 
     // Each reads one field and checks it; a bad one is noted and reads as 0 (or empty).
     void checkFields(const bj::object& object, Where where, std::string_view what,
@@ -336,8 +340,11 @@ ir::TypeView Reader::decode(const bj::object& object, const Entry& entry) {
         return reference.operator()<Kind::Const>();
     case Kind::Restrict:
         return reference.operator()<Kind::Restrict>();
-    case Kind::TypeTag:
-        return reference.operator()<Kind::TypeTag>();
+    case Kind::TypeTag: {
+        ir::TypeTagType tag = reference.operator()<Kind::TypeTag>();
+        tag.kindFlag = attributeForm(object, where);
+        return tag;
+    }
     case Kind::Array:
         return ir::ArrayType{typeName, typeRef(object, where, "type_id"),
                              typeRef(object, where, "index_type_id"),
@@ -528,7 +535,13 @@ ir::TypeView Reader::decodeDatasec(const bj::object& object, Where where, StrId 
 ir::TypeView Reader::decodeDeclTag(const bj::object& object, Where where, StrId typeName) {
     return ir::DeclTagType{typeName, typeRef(object, where, "type_id"),
                            static_cast<int32_t>(signedNumber(object, where, "component_idx", -1,
-                                                             std::numeric_limits<int32_t>::max()))};
+                                                             std::numeric_limits<int32_t>::max())),
+                           attributeForm(object, where)};
+}
+
+// A tag's "kind_flag" (1: the attribute form), which btforge's JSON adds and bpftool's lacks.
+bool Reader::attributeForm(const bj::object& object, Where where) {
+    return object.contains("kind_flag") && number(object, where, "kind_flag", 1) == 1;
 }
 
 void Reader::checkFields(const bj::object& object, Where where, std::string_view what,

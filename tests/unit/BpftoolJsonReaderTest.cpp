@@ -109,3 +109,30 @@ TEST_CASE("BpftoolJsonReader: bitfields, FUNC addresses and kinds' words") {
     CHECK(graph->getAs<FwdType>(5).isUnion);
     CHECK(graph->getAs<DeclTagType>(6).componentIndex == 1);
 }
+
+TEST_CASE("BpftoolJsonReader: tags' attribute form (kind_flag), absent in bpftool's JSON") {
+    auto graph = read(R"j({"types":[
+        {"id":1,"kind":"INT","name":"int","size":4,"bits_offset":0,"nr_bits":32,"encoding":"SIGNED"},
+        {"id":2,"kind":"TYPE_TAG","name":"address_space(1)","type_id":1,"kind_flag":1},
+        {"id":3,"kind":"TYPE_TAG","name":"user","type_id":1},
+        {"id":4,"kind":"TYPE_TAG","name":"rcu","type_id":1,"kind_flag":0},
+        {"id":5,"kind":"DECL_TAG","name":"bpf_fastcall","type_id":1,"component_idx":-1,"kind_flag":1},
+        {"id":6,"kind":"DECL_TAG","name":"kfunc","type_id":1,"component_idx":-1}]
+})j");
+    REQUIRE(graph);
+    CHECK(graph->getAs<TypeTagType>(2).kindFlag);
+    CHECK_FALSE(graph->getAs<TypeTagType>(3).kindFlag);
+    CHECK_FALSE(graph->getAs<TypeTagType>(4).kindFlag);
+    CHECK(graph->getAs<DeclTagType>(5).kindFlag);
+    CHECK_FALSE(graph->getAs<DeclTagType>(6).kindFlag);
+
+    // Only 0 and 1, and only on tags.
+    auto two = read(R"j({"types":[
+        {"id":1,"kind":"TYPE_TAG","name":"t","type_id":0,"kind_flag":2}]})j");
+    REQUIRE_FALSE(two);
+    CHECK(two.error().message().find("/types/0/kind_flag") != std::string::npos);
+    auto onPointer = read(R"j({"types":[
+        {"id":1,"kind":"PTR","name":"(anon)","type_id":0,"kind_flag":1}]})j");
+    REQUIRE_FALSE(onPointer);
+    CHECK(onPointer.error().message().find("kind_flag") != std::string::npos);
+}
