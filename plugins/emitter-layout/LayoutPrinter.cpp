@@ -149,7 +149,9 @@ void LayoutPrinter::printStruct(ir::TypeId id, Context context, std::string_view
     // An unnamed bitfield of `type`, `bits` wide (pahole shows unused bits so).
     auto unnamedBitfield = [&](ir::TypeId type, uint32_t bits) {
         appendIndent(out, inner.indent);
-        printDeclaration(type, ":" + std::to_string(bits), inner, out);
+        std::string width(1, ':'); // not ":" + ...: GCC 12 warns of overlap there (-Wrestrict)
+        width += std::to_string(bits);
+        printDeclaration(type, width, inner, out);
         out += ";\n";
     };
 
@@ -400,7 +402,7 @@ void LayoutPrinter::printTypedef(ir::TypeId id, const Context& context, std::str
         names_.appendFunction(graph_.getAs<ir::FuncProtoType>(target), name, 0, false, out);
         return;
     case ir::Kind::Ptr: {
-        ir::TypeId pointee = graph_.target(target);
+        ir::TypeId pointee = names_.pointee(target);
         if (pointee != ir::kVoidType && graph_.kind(pointee) == ir::Kind::FuncProto) {
             names_.appendFunction(graph_.getAs<ir::FuncProtoType>(pointee), name, 0, true, out);
             return;
@@ -500,7 +502,7 @@ void LayoutPrinter::printDeclaration(ir::TypeId type, std::string_view name, Con
         const ir::Kind kind = graph_.kind(type);
         switch (kind) {
         case ir::Kind::Ptr: {
-            ir::TypeId target = graph_.target(type);
+            ir::TypeId target = names_.pointee(type);
             if (target != ir::kVoidType) {
                 ir::Kind targetKind = graph_.kind(target);
                 if (targetKind == ir::Kind::FuncProto) {
@@ -585,13 +587,22 @@ void LayoutPrinter::printArray(ir::TypeId array, std::string_view name, const Co
     }
     if (dimensions.front() == 0 && graph_.kind(element) == ir::Kind::Const)
         element = graph_.target(element);
-    printDeclaration(element, name, context, out);
+    std::string suffix;
     for (uint32_t count : dimensions) {
         if (count != 0 || !context.lastMember || context.firstMember || context.unionMember)
-            out += '[' + std::to_string(count) + ']';
+            suffix += '[' + std::to_string(count) + ']';
         else
-            out += "[]";
+            suffix += "[]";
     }
+    // The unnamed bitfields that show padding (":64") have the dimensions before the width, a
+    // struct written in place closing "} [1]:64"; other declarators have them after.
+    if (name.starts_with(':')) {
+        suffix += name;
+        printDeclaration(element, suffix, context, out);
+        return;
+    }
+    printDeclaration(element, name, context, out);
+    out += suffix;
 }
 
 } // namespace btforge::layout

@@ -29,6 +29,13 @@ std::string_view TypeNames::keyword(const ir::TypeView& view) {
     }
 }
 
+ir::TypeId TypeNames::pointee(ir::TypeId pointer) const {
+    ir::TypeId target = graph_.target(pointer);
+    while (target != ir::kVoidType && graph_.kind(target) == ir::Kind::TypeTag)
+        target = graph_.target(target);
+    return target;
+}
+
 std::string TypeNames::name(ir::TypeId id) const {
     std::string out;
     appendName(id, out);
@@ -43,6 +50,7 @@ void TypeNames::appendName(ir::TypeId id, std::string& out) const {
     ir::TypeView view = graph_.get(id);
     switch (ir::kindOf(view)) {
     case ir::Kind::Ptr: {
+        // Not pointee(): pahole sees "T * const *" only where no type tag comes between.
         ir::TypeId target = graph_.target(id);
         if (target == ir::kVoidType) {
             out += "void *";
@@ -110,6 +118,7 @@ void TypeNames::appendParameters(const ir::FuncProtoType& proto, std::string& ou
             out += ", ";
         first = false;
         std::string_view paramName = graph_.str(param.name);
+        // Not pointee(): behind a type tag, pahole names a parameter's function type whole.
         ir::TypeId target = graph_.target(param.type);
         if (graph_.kind(param.type) == ir::Kind::Ptr && target != ir::kVoidType &&
             graph_.kind(target) == ir::Kind::FuncProto) {

@@ -26,6 +26,11 @@ public:
     void appendFunction(const ir::FuncProtoType& proto, std::string_view declarator, int spacing,
                         bool pointer, std::string& out) const;
 
+    // What a pointer points to, past the type tags on it: pahole prints none, so a member that
+    // is a tagged function pointer (the kernel's `void (__rcu *handler)(...)`) is written as any
+    // other. Only for members: inside names and parameter lists pahole does not look past them.
+    ir::TypeId pointee(ir::TypeId pointer) const;
+
     // "struct", "union" or "enum" for the kinds that have a tag, else empty.
     static std::string_view keyword(const ir::TypeView& view);
 

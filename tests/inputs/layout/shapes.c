@@ -146,6 +146,10 @@ struct user_pointers {
     const char TAGGED("user") *const_name;
     int TAGGED("user") TAGGED("rcu") *twice;
     long (*read)(char TAGGED("user") *buf, unsigned long n);
+    /* A tagged function pointer, a parameter one, and a const pointer behind a tag (the 6.12
+     * kernel's rethook handler, __rcu, and compat's `const char __user *const __user *`). */
+    void (TAGGED("rcu") *handler)(int, void (TAGGED("rcu") *done)(void));
+    const char TAGGED("user") *const TAGGED("user") *native;
 };
 
 struct functions {
@@ -219,7 +223,13 @@ struct tail_odd { uint32_t a; char s[3]; char :8; uint32_t :32; uint32_t :32; ui
 struct some_bits { uint32_t f:18; };
 struct tail_after_comment { uint32_t a; struct some_bits b; uint32_t :32, :32, :32; };
 
+/* ... and of a last member whose type is an array behind a typedef (the kernel's cpumask_var_t
+ * at the end of struct rq): -E writes the struct in place, its dimensions before the width. */
+typedef struct mask { unsigned long bits[1]; } mask_var_t[1];
+struct tail_array { int64_t a; mask_var_t m; int64_t :64; int64_t :64; };
+
 struct tail_small tail_small; struct tail_pointer tail_pointer; struct tail_large tail_large;
+struct tail_array tail_array;
 struct tail_odd tail_odd; struct tail_after_comment tail_after_comment;
 /* A struct in a union whose size its alignment does not divide: packed, as an array of the union
  * would misalign it (pahole marks it when it prints the union; i386's u64 in a union of 28). */
