@@ -9,7 +9,7 @@
 # lines in dmesg otherwise), and that libbpf programs compiled against the kernel's own BTF
 # load and run (fentry, kprobe with CO-RE, tp_btf). On the host: no resolve_btfids warnings.
 #
-#   ARCH            x86_64 or arm64 (a new one is an entry in arch_table)
+#   ARCH            x86_64, arm64 or s390x (a new one is an entry in arch_table)
 #   --pahole PATH   encode with PATH instead of btforge (e.g. /usr/bin/pahole, to compare)
 #   --llvm          build the kernel and modules with clang-19 and LLVM's tools (LLVM=-19), whose
 #                   DWARF gives an unused parameter no location: e2e_shape_scaled's fentry then
@@ -38,9 +38,12 @@ die() {
 note() { echo "kernel-e2e: $*" >&2; }
 
 # Everything that differs between architectures. fentry_check: bpf-run where fentry programs
-# can attach, bpf-load where the kernel cannot attach them (arm64 6.1 has no ftrace direct
-# calls: attaching gives ENOTSUPP whatever the BTF) and loading is the proof.
+# can attach, bpf-load where the kernel cannot attach them (arm64's and s390x's tinyconfig
+# kernels have no ftrace direct calls: attaching gives ENOTSUPP whatever the BTF) and loading is
+# the proof.
 arch_table() {
+    bpf_target=bpfel # BPF objects in the guest's byte order
+    fentry_openat=   # the openat function fentry attaches to, when not the syscall wrapper
     case "$1" in
     x86_64)
         deb_arch=amd64 triplet=x86_64-linux-gnu karch=x86_64 cross=
@@ -63,6 +66,20 @@ arch_table() {
         arch_config="CONFIG_SERIAL_AMBA_PL011 CONFIG_SERIAL_AMBA_PL011_CONSOLE"
         syscall_prefix=__arm64_sys_ bpf_arch=arm64 fentry_check=bpf-load
         ;;
+    s390x)
+        # Big-endian: the kernel reads the BTF in its own byte order.
+        deb_arch=s390x triplet=s390x-linux-gnu karch=s390 cross=s390x-linux-gnu-
+        cross_packages="gcc-s390x-linux-gnu binutils-s390x-linux-gnu libc6-dev-s390x-cross"
+        image=arch/s390/boot/bzImage
+        qemu_package="qemu-system-misc"
+        qemu=(qemu-system-s390x -M s390-ccw-virtio -m 512)
+        console=ttysclp0
+        arch_config="CONFIG_SCLP_TTY CONFIG_SCLP_VT220_TTY CONFIG_SCLP_VT220_CONSOLE"
+        syscall_prefix=__s390x_sys_ bpf_arch=s390 fentry_check=bpf-load bpf_target=bpfeb
+        # Its wrapper is an alias of __se_sys_openat, which alone the DWARF describes: no
+        # encoder (pahole master neither) has a FUNC for the alias.
+        fentry_openat=__se_sys_openat
+        ;;
     *) return 1 ;;
     esac
 }
@@ -83,7 +100,7 @@ host_packages="make flex bison bc libssl-dev libelf-dev zlib1g-dev cpio xz-utils
     clang-19 llvm-19 lld-19 bpftool dpkg-dev"
 
 usage() {
-    echo "usage: kernel-e2e.sh x86_64|arm64 [--pahole PATH] [--llvm] [--lto] [--kernel VERSION]" >&2
+    echo "usage: kernel-e2e.sh x86_64|arm64|s390x [--pahole PATH] [--llvm] [--lto] [--kernel VERSION]" >&2
     exit 2
 }
 
@@ -322,8 +339,9 @@ done
 
 bpftool btf dump file "$out/vmlinux" format c > "$work/vmlinux.h"
 for prog in fentry kprobe tp_btf; do
-    clang-19 -target bpf -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \
-        -DE2E_SYS_OPENAT="${syscall_prefix}openat" -I "$work" -I "$sysroot/usr/include" \
+    clang-19 -target "$bpf_target" -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \
+        -DE2E_SYS_OPENAT="${syscall_prefix}openat" \
+        -DE2E_FENTRY_OPENAT="${fentry_openat:-${syscall_prefix}openat}" -I "$work" -I "$sysroot/usr/include" \
         -c "$root/tests/kernel-e2e/$prog.bpf.c" -o "$root_fs/e2e/$prog.bpf.o"
 done
 "${cross}gcc" -static -O2 -Wall -I "$sysroot/usr/include" -I "$sysroot/usr/include/$triplet" \

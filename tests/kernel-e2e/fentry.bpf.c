@@ -2,8 +2,9 @@
 /*
  * fentry programs on vmlinux functions and on two functions of the e2e_shapes module: libbpf
  * finds each target's FUNC in the kernel's BTF (vmlinux's, or the module's split BTF), so
- * loading them proves the FUNCs are there with usable prototypes. E2E_SYS_OPENAT is the
- * architecture's openat syscall wrapper (kernel-e2e.sh passes it).
+ * loading them proves the FUNCs are there with usable prototypes. E2E_FENTRY_OPENAT is the
+ * architecture's openat syscall wrapper, or the function it is an alias of (kernel-e2e.sh
+ * passes it).
  */
 #include "e2e.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -40,7 +41,7 @@ int BPF_PROG(on_kernel_clone)
 	return 0;
 }
 
-E2E_SEC("fentry", E2E_SYS_OPENAT)
+E2E_SEC("fentry", E2E_FENTRY_OPENAT)
 int BPF_PROG(on_openat)
 {
 	struct fentry_counts *c = E2E_COUNTS();
