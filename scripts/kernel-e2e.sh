@@ -43,7 +43,6 @@ note() { echo "kernel-e2e: $*" >&2; }
 # the proof.
 arch_table() {
     bpf_target=bpfel # BPF objects in the guest's byte order
-    fentry_openat=   # the openat function fentry attaches to, when not the syscall wrapper
     case "$1" in
     x86_64)
         deb_arch=amd64 triplet=x86_64-linux-gnu karch=x86_64 cross=
@@ -76,9 +75,6 @@ arch_table() {
         console=ttysclp0
         arch_config="CONFIG_SCLP_TTY CONFIG_SCLP_VT220_TTY CONFIG_SCLP_VT220_CONSOLE"
         syscall_prefix=__s390x_sys_ bpf_arch=s390 fentry_check=bpf-load bpf_target=bpfeb
-        # Its wrapper is an alias of __se_sys_openat, which alone the DWARF describes: no
-        # encoder (pahole master neither) has a FUNC for the alias.
-        fentry_openat=__se_sys_openat
         ;;
     *) return 1 ;;
     esac
@@ -295,13 +291,13 @@ phase_end build
 # resolve_btfids warns of every BTF_ID its lists name; a name this configuration does not build
 # (6.12's net kfuncs without CONFIG_NET) is not in the DWARF either, and no encoder's to find.
 unresolved=0 absent=()
-for name in $(sed -n 's/.*resolve_btfids: unresolved symbol \([A-Za-z0-9_]*\).*/\1/p' "$log" | sort -u); do
+while read -r name; do
     if llvm-dwarfdump-19 --name="$name" "$out/vmlinux" "$modules"/*.ko | grep -q 'DW_TAG'; then
         unresolved=$((unresolved + 1))
     else
         absent+=("$name")
     fi
-done
+done < <(sed -n 's/.*resolve_btfids: unresolved symbol \([A-Za-z0-9_]*\).*/\1/p' "$log" | sort -u)
 # btforge's modules went through its default base cache: vmlinux prepared there once.
 cached_bases=$(find "$XDG_CACHE_HOME" -path '*/btforge/base-*.img' | wc -l)
 
@@ -316,7 +312,8 @@ dump_btf "$out/vmlinux" "$root_fs/e2e/vmlinux.btf"
 # A module built out of tree since 6.12 has its types over a distilled base (.BTF.base, the
 # feature distilled_base): the kernel relocates them onto its own BTF as it loads the module, so
 # /sys/kernel/btf/<module> is that relocation, which libbpf master makes here (btf__relocate, code
-# the kernel shares; tests/tools/btf-distill.c). Other modules' is their .BTF as it is.
+# the kernel shares; tests/tools/btf-distill.c), in the module's byte order. Other modules' is
+# their .BTF as it is.
 for m in $module_names; do
     cp "$modules/$m.ko" "$root_fs/e2e/"
     if "${cross}objdump" -h "$modules/$m.ko" | grep -q ' \.BTF\.base '; then
@@ -328,7 +325,7 @@ for m in $module_names; do
             gcc -O1 -I "$libbpf/include" -o "$relocator" "$root/tests/tools/btf-distill.c" \
                 "$libbpf/lib/libbpf.a" -lelf -lz || die "cannot build btf-distill against $libbpf"
         fi
-        "$relocator" --native "$modules/$m.ko" "$root_fs/e2e/vmlinux.btf" "$root_fs/e2e/$m.btf" ||
+        "$relocator" --relocated "$modules/$m.ko" "$root_fs/e2e/vmlinux.btf" "$root_fs/e2e/$m.btf" ||
             die "libbpf cannot relocate $m.ko's BTF onto vmlinux's"
         echo "module-btf:$m module $m relocated" >> "$work/module-checks"
     else
@@ -338,10 +335,16 @@ for m in $module_names; do
 done
 
 bpftool btf dump file "$out/vmlinux" format c > "$work/vmlinux.h"
+# fentry attaches to the openat syscall wrapper, or where the DWARF does not describe it (s390x
+# 6.1: an alias of __se_sys_openat), to the function it is an alias of: no encoder (pahole
+# master neither) has a FUNC for a name the DWARF lacks.
+fentry_openat=${syscall_prefix}openat
+llvm-dwarfdump-19 --name="$fentry_openat" "$out/vmlinux" | grep -q DW_TAG_subprogram ||
+    fentry_openat=__se_sys_openat
 for prog in fentry kprobe tp_btf; do
     clang-19 -target "$bpf_target" -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \
         -DE2E_SYS_OPENAT="${syscall_prefix}openat" \
-        -DE2E_FENTRY_OPENAT="${fentry_openat:-${syscall_prefix}openat}" -I "$work" -I "$sysroot/usr/include" \
+        -DE2E_FENTRY_OPENAT="$fentry_openat" -I "$work" -I "$sysroot/usr/include" \
         -c "$root/tests/kernel-e2e/$prog.bpf.c" -o "$root_fs/e2e/$prog.bpf.o"
 done
 "${cross}gcc" -static -O2 -Wall -I "$sysroot/usr/include" -I "$sysroot/usr/include/$triplet" \

@@ -6,17 +6,21 @@
 //   btf-distill --native FILE [BASE] OUT         FILE (over BASE) as it is, rewritten; for an
 //                                               ELF file with .BTF.base and a BASE, its .BTF
 //                                               relocated onto BASE (btf__relocate)
-// Everything is written in this machine's byte order: older bpftools read other byte orders
-// only with the classic 24-byte header, which libbpf master no longer writes.
+//   btf-distill --relocated FILE BASE OUT        the same, in FILE's byte order: what a kernel
+//                                               of that order holds once it loaded the module
+// Everything else is written in this machine's byte order: older bpftools read other byte
+// orders only with the classic 24-byte header, which libbpf master no longer writes.
 #include <bpf/btf.h>
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static int write_raw(struct btf* btf, const char* path) {
-    btf__set_endianness(btf, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? BTF_LITTLE_ENDIAN
-                                                                       : BTF_BIG_ENDIAN);
+// In this machine's byte order (`native`), or the one it was read in.
+static int write_raw(struct btf* btf, const char* path, int native) {
+    if (native)
+        btf__set_endianness(btf, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? BTF_LITTLE_ENDIAN
+                                                                           : BTF_BIG_ENDIAN);
     __u32 size = 0;
     const void* data = btf__raw_data(btf, &size);
     FILE* out = fopen(path, "wb");
@@ -41,11 +45,16 @@ static struct btf* parse(const char* path, const char* base_path) {
 int main(int argc, char** argv) {
     if (argc >= 4 && argc <= 5 && strcmp(argv[1], "--native") == 0) {
         struct btf* btf = parse(argv[2], argc == 5 ? argv[3] : NULL);
-        return !btf || write_raw(btf, argv[argc - 1]);
+        return !btf || write_raw(btf, argv[argc - 1], 1);
+    }
+    if (argc == 5 && strcmp(argv[1], "--relocated") == 0) {
+        struct btf* btf = parse(argv[2], argv[3]);
+        return !btf || write_raw(btf, argv[4], 0);
     }
     if (argc != 5) {
         fprintf(stderr, "usage: btf-distill SPLIT BASE OUT_SPLIT OUT_BASE\n"
-                        "       btf-distill --native FILE [BASE] OUT\n");
+                        "       btf-distill --native FILE [BASE] OUT\n"
+                        "       btf-distill --relocated FILE BASE OUT\n");
         return 2;
     }
     struct btf* split = parse(argv[1], argv[2]);
@@ -57,5 +66,5 @@ int main(int argc, char** argv) {
                 strerror(errno));
         return 1;
     }
-    return write_raw(new_split, argv[3]) || write_raw(new_base, argv[4]);
+    return write_raw(new_split, argv[3], 1) || write_raw(new_base, argv[4], 1);
 }
