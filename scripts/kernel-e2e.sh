@@ -2,10 +2,11 @@
 # kernel-e2e.sh ARCH [--pahole PATH] [--llvm] [--lto] [--kernel VERSION]: btforge in a real kernel
 # build, end to end.
 #
-# Builds Debian's linux-source-6.1 (or --kernel's; tinyconfig + BPF + BTF + ftrace/kprobes) for ARCH with
-# PAHOLE= btforge's `pahole` link, and two test modules (tests/kernel-e2e), boots the kernel in
-# qemu with a busybox initramfs and checks in the guest that /sys/kernel/btf/vmlinux and the
-# modules' /sys/kernel/btf/<module> are the built .BTF, that the kernel accepted them ("BPF:"
+# Builds Debian's linux-source-6.1 or --kernel's (tinyconfig + BPF + BTF + ftrace/kprobes) for
+# ARCH with PAHOLE= btforge's `pahole` link, and two test modules (tests/kernel-e2e), boots the
+# kernel in qemu with a busybox initramfs and checks in the guest that /sys/kernel/btf/vmlinux and
+# the modules' /sys/kernel/btf/<module> are the built .BTF (relocated, for a module over a
+# distilled base), that the kernel accepted them ("BPF:"
 # lines in dmesg otherwise), and that libbpf programs compiled against the kernel's own BTF
 # load and run (fentry, kprobe with CO-RE, tp_btf). On the host: no resolve_btfids warnings.
 #
@@ -96,7 +97,8 @@ host_packages="make flex bison bc libssl-dev libelf-dev zlib1g-dev cpio xz-utils
     clang-19 llvm-19 lld-19 bpftool dpkg-dev"
 
 usage() {
-    echo "usage: kernel-e2e.sh x86_64|arm64|s390x [--pahole PATH] [--llvm] [--lto] [--kernel VERSION]" >&2
+    echo "usage: kernel-e2e.sh x86_64|arm64|s390x [--pahole PATH] [--llvm] [--lto]" \
+        "[--kernel VERSION]" >&2
     exit 2
 }
 
@@ -325,8 +327,8 @@ for m in $module_names; do
             gcc -O1 -I "$libbpf/include" -o "$relocator" "$root/tests/tools/btf-distill.c" \
                 "$libbpf/lib/libbpf.a" -lelf -lz || die "cannot build btf-distill against $libbpf"
         fi
-        "$relocator" --relocated "$modules/$m.ko" "$root_fs/e2e/vmlinux.btf" "$root_fs/e2e/$m.btf" ||
-            die "libbpf cannot relocate $m.ko's BTF onto vmlinux's"
+        "$relocator" --relocated "$modules/$m.ko" "$root_fs/e2e/vmlinux.btf" \
+            "$root_fs/e2e/$m.btf" || die "libbpf cannot relocate $m.ko's BTF onto vmlinux's"
         echo "module-btf:$m module $m relocated" >> "$work/module-checks"
     else
         dump_btf "$modules/$m.ko" "$root_fs/e2e/$m.btf"
@@ -386,9 +388,13 @@ while read -r name _; do
     fi
 done < "$root_fs/e2e/checks"
 if [ "$unresolved" = 0 ]; then
-    report+=("PASS host-resolve-btfids: no 'unresolved symbol' warnings in the build log${absent[*]:+ for a name the DWARF has (${#absent[@]} the configuration does not build: ${absent[*]})}")
+    line="PASS host-resolve-btfids: no 'unresolved symbol' warnings in the build log"
+    [ ${#absent[@]} -eq 0 ] || line+=" for a name the DWARF has (${#absent[@]} the configuration"
+    [ ${#absent[@]} -eq 0 ] || line+=" does not build: ${absent[*]})"
+    report+=("$line")
 else
-    report+=("FAIL host-resolve-btfids: $unresolved names the DWARF has are 'unresolved symbol' warnings (see $log)")
+    line="$unresolved names the DWARF has are 'unresolved symbol' warnings (see $log)"
+    report+=("FAIL host-resolve-btfids: $line")
     failed=$((failed + 1))
 fi
 if [ "$encoder" = btforge ]; then

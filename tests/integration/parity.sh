@@ -6,8 +6,9 @@
 #    for the kind_flag btforge adds to attribute-form tags, which bpftool does not print: exactly
 #    the tags libbpf reads with kind_flag 1 have it;
 #  - `btforge convert -o out.btf`: libbpf parses out.btf, bpftool dumps it identically to the
-#    input, libbpf reads its tags' kind_flags as the input's, and the kernel's verifier (BPF_BTF_LOAD) gives it the verdict it gives the input
-#    (--kernel same) or accepts it (--kernel require). Split BTF cannot go through BPF_BTF_LOAD.
+#    input, libbpf reads its tags' kind_flags as the input's, and the kernel's verifier
+#    (BPF_BTF_LOAD) gives it the verdict it gives the input (--kernel same) or accepts it
+#    (--kernel require). Split BTF cannot go through BPF_BTF_LOAD.
 # --finalize: the input is a BPF object; test the BTF libbpf makes of it before loading (DATASEC
 # sizes and offsets filled in) instead of the raw .BTF section.
 source "$(dirname "$0")/lib.sh"
@@ -41,8 +42,9 @@ attributes=$(awk '$3 == "kind_flag=1" {print $1}' "$work/tags.txt")
 tag_line='^\[\([0-9]*\)\] \(TYPE_TAG\|DECL_TAG\) .* kind_flag=1$'
 [ "$(sed -n "s/$tag_line/\1/p" "$work/btforge.txt")" = "$attributes" ] ||
     fail "the text dump's kind_flag=1 tags are not libbpf's attribute-form tags"
-[ "$(grep -o '"id":[0-9]*,"kind":"[A-Z_]*TAG","name":"[^"]*","type_id":[0-9]*,\("component_idx":-*[0-9]*,\)*"kind_flag":1}' \
-    "$work/btforge.json" | sed 's/^"id":\([0-9]*\),.*/\1/')" = "$attributes" ] ||
+json_tag='"id":[0-9]*,"kind":"[A-Z_]*TAG","name":"[^"]*","type_id":[0-9]*,'
+json_tag+='\("component_idx":-*[0-9]*,\)*"kind_flag":1}'
+[ "$(grep -o "$json_tag" "$work/btforge.json" | sed 's/^"id":\([0-9]*\),.*/\1/')" = "$attributes" ] ||
     fail "the JSON dump's kind_flag tags are not libbpf's attribute-form tags"
 sed "/$tag_line/s/ kind_flag=1\$//" "$work/btforge.txt" > "$work/btforge-as-bpftool.txt"
 sed 's/,"kind_flag":1}/}/g' "$work/btforge.json" > "$work/btforge-as-bpftool.json"
