@@ -3,8 +3,10 @@
 
 #include "btforge/dwarf/DwarfSections.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -18,7 +20,7 @@ constexpr uint64_t kLayoutBase = 0x10000;
 // A relocation type libdwfl's backend for its machine applies: the symbol's value plus the
 // addend stored in `width` bytes, or (RISC-V's label differences, `sign` ±1) added to or
 // subtracted from what is there. What compilers emit for DWARF's addresses, offsets and lengths;
-// for the other types (MIPS's composed ones, RISC-V's 6-bit and ULEB128 ones) libdwfl decides.
+// for the other types (MIPS's composed ones, RISC-V's 6-bit ones) libdwfl decides.
 struct KnownRelocation {
     unsigned machine = 0;
     unsigned type = 0;
@@ -26,23 +28,48 @@ struct KnownRelocation {
     int sign = 0;
 };
 
+// The width of a ULEB128 field: clang's RISC-V location and range lists give their offsets
+// as label differences in ULEB128 (a SET of the end, then a SUB of the start), which elfutils
+// 0.188's backend does not know. Numbered here: bookworm's elf.h predates them.
+constexpr unsigned kUleb128 = ~0u;
+constexpr unsigned kRiscvSetUleb128 = 60;
+constexpr unsigned kRiscvSubUleb128 = 61;
+
 constexpr KnownRelocation kKnownRelocations[] = {
-    {EM_X86_64, R_X86_64_64, 8, 0},      {EM_X86_64, R_X86_64_32, 4, 0},
-    {EM_X86_64, R_X86_64_32S, 4, 0},     {EM_386, R_386_32, 4, 0},
-    {EM_AARCH64, R_AARCH64_ABS64, 8, 0}, {EM_AARCH64, R_AARCH64_ABS32, 4, 0},
-    {EM_AARCH64, R_AARCH64_ABS16, 2, 0}, {EM_ARM, R_ARM_ABS32, 4, 0},
-    {EM_S390, R_390_64, 8, 0},           {EM_S390, R_390_32, 4, 0},
-    {EM_S390, R_390_16, 2, 0},           {EM_S390, R_390_8, 1, 0},
-    {EM_PPC64, R_PPC64_ADDR64, 8, 0},    {EM_PPC64, R_PPC64_UADDR64, 8, 0},
-    {EM_PPC64, R_PPC64_ADDR32, 4, 0},    {EM_PPC64, R_PPC64_UADDR32, 4, 0},
-    {EM_PPC, R_PPC_ADDR32, 4, 0},        {EM_PPC, R_PPC_UADDR32, 4, 0},
-    {EM_LOONGARCH, R_LARCH_64, 8, 0},    {EM_LOONGARCH, R_LARCH_32, 4, 0},
-    {EM_RISCV, R_RISCV_64, 8, 0},        {EM_RISCV, R_RISCV_32, 4, 0},
-    {EM_RISCV, R_RISCV_SET32, 4, 0},     {EM_RISCV, R_RISCV_SET16, 2, 0},
-    {EM_RISCV, R_RISCV_SET8, 1, 0},      {EM_RISCV, R_RISCV_ADD64, 8, 1},
-    {EM_RISCV, R_RISCV_SUB64, 8, -1},    {EM_RISCV, R_RISCV_ADD32, 4, 1},
-    {EM_RISCV, R_RISCV_SUB32, 4, -1},    {EM_RISCV, R_RISCV_ADD16, 2, 1},
-    {EM_RISCV, R_RISCV_SUB16, 2, -1},    {EM_MIPS, R_MIPS_32, 4, 0},
+    {EM_X86_64, R_X86_64_64, 8, 0},
+    {EM_X86_64, R_X86_64_32, 4, 0},
+    {EM_X86_64, R_X86_64_32S, 4, 0},
+    {EM_386, R_386_32, 4, 0},
+    {EM_AARCH64, R_AARCH64_ABS64, 8, 0},
+    {EM_AARCH64, R_AARCH64_ABS32, 4, 0},
+    {EM_AARCH64, R_AARCH64_ABS16, 2, 0},
+    {EM_ARM, R_ARM_ABS32, 4, 0},
+    {EM_S390, R_390_64, 8, 0},
+    {EM_S390, R_390_32, 4, 0},
+    {EM_S390, R_390_16, 2, 0},
+    {EM_S390, R_390_8, 1, 0},
+    {EM_PPC64, R_PPC64_ADDR64, 8, 0},
+    {EM_PPC64, R_PPC64_UADDR64, 8, 0},
+    {EM_PPC64, R_PPC64_ADDR32, 4, 0},
+    {EM_PPC64, R_PPC64_UADDR32, 4, 0},
+    {EM_PPC, R_PPC_ADDR32, 4, 0},
+    {EM_PPC, R_PPC_UADDR32, 4, 0},
+    {EM_LOONGARCH, R_LARCH_64, 8, 0},
+    {EM_LOONGARCH, R_LARCH_32, 4, 0},
+    {EM_RISCV, R_RISCV_64, 8, 0},
+    {EM_RISCV, R_RISCV_32, 4, 0},
+    {EM_RISCV, R_RISCV_SET32, 4, 0},
+    {EM_RISCV, R_RISCV_SET16, 2, 0},
+    {EM_RISCV, R_RISCV_SET8, 1, 0},
+    {EM_RISCV, R_RISCV_ADD64, 8, 1},
+    {EM_RISCV, R_RISCV_SUB64, 8, -1},
+    {EM_RISCV, R_RISCV_ADD32, 4, 1},
+    {EM_RISCV, R_RISCV_SUB32, 4, -1},
+    {EM_RISCV, R_RISCV_ADD16, 2, 1},
+    {EM_RISCV, R_RISCV_SUB16, 2, -1},
+    {EM_RISCV, kRiscvSetUleb128, kUleb128, 1},
+    {EM_RISCV, kRiscvSubUleb128, kUleb128, -1},
+    {EM_MIPS, R_MIPS_32, 4, 0},
     {EM_MIPS, R_MIPS_64, 8, 0},
 };
 
@@ -82,6 +109,24 @@ uint64_t load(const uint8_t* at, unsigned width, bool swap) {
     default:
         return *at;
     }
+}
+
+// Writes `value` over the ULEB128 field at `offset`, keeping its length (padding included).
+// False if the field is not terminated or the value does not fit.
+bool storeUleb128(std::span<uint8_t> bytes, uint64_t offset, uint64_t value) {
+    constexpr size_t kMaxLength = 10;
+    if (offset >= bytes.size())
+        return false;
+    const size_t room = std::min<uint64_t>(bytes.size() - offset, kMaxLength);
+    size_t length = 0;
+    while (length < room && (bytes[offset + length] & 0x80))
+        ++length;
+    if (length == room)
+        return false;
+    ++length; // the last byte
+    for (size_t i = 0; i < length; ++i, value >>= 7)
+        bytes[offset + i] = uint8_t(value & 0x7f) | (i + 1 < length ? 0x80 : 0);
+    return value == 0;
 }
 
 void store(uint8_t* at, unsigned width, bool swap, uint64_t value) {
@@ -256,6 +301,7 @@ public:
             return false;
         std::span<uint8_t> bytes(static_cast<uint8_t*>(data->d_buf), data->d_size);
         const bool rela = shdr.sh_type == SHT_RELA;
+        pendingUleb128_.reset();
         if constexpr (std::is_same_v<Class, ElfClass64>) {
             if (ehdr_.e_machine == EM_MIPS)
                 return applyMips64(bytes, scn, rela);
@@ -273,7 +319,7 @@ public:
                     return false;
             }
         }
-        return true;
+        return !pendingUleb128_; // a SET without its SUB
     }
 
 private:
@@ -302,23 +348,17 @@ private:
             return false;
         const unsigned width = kinds_[type].width;
         const int sign = kinds_[type].sign;
+        if (width == kUleb128)
+            return !inPlaceAddend && relocateUleb128<Class>(bytes, r, sign);
+        if (pendingUleb128_)
+            return false; // a SET's SUB comes right after it
         if ((sign != 0 && inPlaceAddend) || r.offset > bytes.size() ||
             bytes.size() - r.offset < width)
             return false;
-        uint64_t value = 0;
-        if (const unsigned index = r.symbol; index != STN_UNDEF) {
-            if (index >= entryCount<typename Class::Sym>(symbols_))
-                return false;
-            auto symbol = entry<typename Class::Sym>(symbols_, index);
-            const unsigned section = symbol.st_shndx;
-            value = symbol.st_value;
-            if (section != SHN_ABS) {
-                if (section == SHN_UNDEF || section >= SHN_LORESERVE ||
-                    section >= addresses_.size())
-                    return false; // resolved against other modules, or special: libdwfl's
-                value += addresses_[section];
-            }
-        }
+        auto symbol = symbolValue<Class>(r.symbol);
+        if (!symbol)
+            return false;
+        uint64_t value = *symbol;
         uint8_t* at = bytes.data() + r.offset;
         if (inPlaceAddend)
             value += load(at, width, swap_);
@@ -330,12 +370,55 @@ private:
         return true;
     }
 
+    // The address of symbol `index` in the layout (0 for none); nothing for a symbol resolved
+    // against other modules, or special: libdwfl's.
+    template <class Class> std::optional<uint64_t> symbolValue(unsigned index) const {
+        if (index == STN_UNDEF)
+            return 0;
+        if (index >= entryCount<typename Class::Sym>(symbols_))
+            return std::nullopt;
+        auto symbol = entry<typename Class::Sym>(symbols_, index);
+        const unsigned section = symbol.st_shndx;
+        if (section == SHN_ABS)
+            return symbol.st_value;
+        if (section == SHN_UNDEF || section >= SHN_LORESERVE || section >= addresses_.size())
+            return std::nullopt;
+        return symbol.st_value + addresses_[section];
+    }
+
+    // A SET holds the end's address until the SUB at the same offset gives the difference: the
+    // address alone would not fit a field of one or two bytes.
+    template <class Class>
+    bool relocateUleb128(std::span<uint8_t> bytes, const Entry& r, int sign) {
+        auto symbol = symbolValue<Class>(r.symbol);
+        if (!symbol)
+            return false;
+        const uint64_t value = *symbol + r.addend;
+        if (sign > 0) {
+            if (pendingUleb128_)
+                return false;
+            pendingUleb128_ = PendingUleb128{r.offset, value};
+            return true;
+        }
+        if (!pendingUleb128_ || pendingUleb128_->offset != r.offset)
+            return false;
+        const uint64_t difference = pendingUleb128_->end - value;
+        pendingUleb128_.reset();
+        return storeUleb128(bytes, r.offset, difference);
+    }
+
+    struct PendingUleb128 {
+        uint64_t offset;
+        uint64_t end;
+    };
+
     Elf* elf_;
     const GElf_Ehdr& ehdr_;
     bool swap_ = false; // the file's byte order is not the host's
     const Elf_Data* symbols_ = nullptr;
     std::vector<uint64_t> addresses_;
     std::vector<KnownRelocation> kinds_; // width 0: a type left to libdwfl
+    std::optional<PendingUleb128> pendingUleb128_;
 };
 
 } // namespace

@@ -13,6 +13,7 @@
 #include <llvm/Object/RelocationResolver.h>
 #include <llvm/Support/Compression.h>
 #include <llvm/Support/Endian.h>
+#include <llvm/Support/LEB128.h>
 #include <optional>
 #include <span>
 
@@ -20,6 +21,63 @@ namespace btforge::dwarf {
 namespace {
 
 namespace dw = llvm::dwarf;
+
+// clang's RISC-V location and range lists give their offsets as ULEB128 label differences: a
+// SET of the end, then a SUB of the start at the same offset, which LLVM 19 does not apply (nor
+// relocates any ULEB128 it reads). The assembler has written the difference already; a pair is
+// read as it is when both labels lie in one section and the field holds their difference.
+class Uleb128Pairs {
+public:
+    static constexpr uint32_t kSet = 60, kSub = 61; // R_RISCV_SET_ULEB128, R_RISCV_SUB_ULEB128
+
+    // `contents` of the section the pairs patch, empty if unknown (compressed).
+    explicit Uleb128Pairs(llvm::ArrayRef<uint8_t> contents) : contents_(contents) {}
+
+    // Takes relocation `type` at `offset` of symbol (its section, value) + addend; the problem
+    // with it, or "".
+    std::string add(uint32_t type, uint64_t offset, uint32_t section, uint64_t value) {
+        if (type == kSet) {
+            if (pending_)
+                return "a ULEB128 SET at offset " + std::to_string(pending_->offset) +
+                       " has no SUB";
+            pending_ = Set{offset, section, value};
+            return {};
+        }
+        if (!pending_ || pending_->offset != offset)
+            return "a ULEB128 SUB at offset " + std::to_string(offset) + " follows no SET";
+        const Set set = *pending_;
+        pending_.reset();
+        const bool defined = section != llvm::ELF::SHN_UNDEF && section < llvm::ELF::SHN_LORESERVE;
+        if (!defined || set.section != section)
+            return "the ULEB128 label difference at offset " + std::to_string(offset) +
+                   " is not within one section";
+        const char* error = nullptr;
+        unsigned length = 0;
+        const uint64_t written =
+            offset < contents_.size()
+                ? llvm::decodeULEB128(contents_.data() + offset, &length, contents_.end(), &error)
+                : 0;
+        if (offset >= contents_.size() || error || written != set.value - value)
+            return "the ULEB128 label difference at offset " + std::to_string(offset) +
+                   " is not the value written there, and LLVM's DWARF reader does not apply it";
+        return {};
+    }
+
+    std::string finish() const {
+        return pending_
+                   ? "a ULEB128 SET at offset " + std::to_string(pending_->offset) + " has no SUB"
+                   : std::string();
+    }
+
+private:
+    struct Set {
+        uint64_t offset;
+        uint32_t section;
+        uint64_t value;
+    };
+    llvm::ArrayRef<uint8_t> contents_;
+    std::optional<Set> pending_;
+};
 
 // What is wrong with the relocation sections of `file`, or "". LLVM's object library does not
 // report these as errors when DWARFContext looks at relocations: it ends the process
@@ -64,17 +122,37 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
         }
         const bool debug = target.starts_with(".debug") || target.starts_with(".zdebug");
         std::unordered_map<uint64_t, uint8_t> atOffset;
+        llvm::ArrayRef<uint8_t> contents;
+        if (debug && targetSize && file.getHeader().e_machine == llvm::ELF::EM_RISCV) {
+            auto bytes = file.getSectionContents((*sections)[section.sh_info]);
+            if (!bytes)
+                return llvm::toString(bytes.takeError());
+            contents = *bytes;
+        }
+        Uleb128Pairs uleb128(contents);
         auto check = [&](auto relocations) -> std::string {
             if (!relocations)
                 return llvm::toString(relocations.takeError());
             for (const auto& relocation : *relocations) {
-                if (relocation.getSymbol(file.isMips64EL()) >= symbols->size())
-                    return "a relocation names symbol " +
-                           std::to_string(relocation.getSymbol(file.isMips64EL())) +
+                const uint32_t symbol = relocation.getSymbol(file.isMips64EL());
+                if (symbol >= symbols->size())
+                    return "a relocation names symbol " + std::to_string(symbol) +
                            ", past the end of its symbol table";
                 if (!debug)
                     continue;
                 const uint32_t type = relocation.getType(file.isMips64EL());
+                if (file.getHeader().e_machine == llvm::ELF::EM_RISCV &&
+                    (type == Uleb128Pairs::kSet || type == Uleb128Pairs::kSub)) {
+                    uint64_t addend = 0;
+                    if constexpr (requires { relocation.r_addend; })
+                        addend = relocation.r_addend;
+                    const auto& named = (*symbols)[symbol];
+                    if (std::string problem = uleb128.add(type, relocation.r_offset, named.st_shndx,
+                                                          named.st_value + addend);
+                        !problem.empty())
+                        return problem + " of " + target;
+                    continue;
+                }
                 if (!supports)
                     return "LLVM relocates no objects of machine " +
                            std::to_string(file.getHeader().e_machine);
@@ -94,6 +172,8 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
             return {};
         };
         std::string problem = rela ? check(file.relas(section)) : check(file.rels(section));
+        if (problem.empty() && !uleb128.finish().empty())
+            problem = uleb128.finish() + " of " + target;
         if (!problem.empty())
             return problem;
     }

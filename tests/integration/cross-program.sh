@@ -175,12 +175,6 @@ readers() {
     "$BTFORGE" --quiet diff --from-a dwarf --from-b llvm-dwarf "$1" "$1" > "$work/readers.diff" 2>&1
     rc=$?
     set -e
-    # LLVM 19 does not apply riscv's R_RISCV_SET_ULEB128 (clang's DWARF 5 location lists in
-    # objects): the llvm-dwarf loader refuses such a file by name, a documented limit.
-    if [ "$rc" = 2 ] && grep -q 'R_RISCV_SET_ULEB128 .* not one LLVM' "$work/readers.diff"; then
-        echo "known limit: $(basename "$1"): $(cat "$work/readers.diff")"
-        return
-    fi
     if [ "$rc" != 0 ]; then
         problem "$(basename "$1"): the dwarf and llvm-dwarf loaders differ (exit $rc)"
         sed 's/^/    /' "$work/readers.diff" | head -n 40 >&2

@@ -302,6 +302,31 @@ TEST_CASE("DebugRelocations: RISC-V's label differences add to and subtract from
     CHECK(field(info, 20, 4, false) == kDataAddress);
 }
 
+TEST_CASE("DebugRelocations: RISC-V's ULEB128 label differences keep the field's length") {
+    // clang's location lists: SET_ULEB128 of the end, then SUB_ULEB128 of the start at the same
+    // offset (types 60 and 61), over fields it padded to the length it needed.
+    constexpr uint32_t kSet = 60, kSub = 61;
+    Object o;
+    o.machine = EM_RISCV;
+    o.relocations = {{0, kFunc, kSet, 0x10},    {0, kTextSymbol, kSub, 0x2},
+                     {4, kFunc, kSet, 0x200},   {4, kTextSymbol, kSub, 0},
+                     {8, kTextSymbol, kSet, 0}, {8, kTextSymbol, kSub, 0}};
+    o.info[0] = 0x7f; // one byte: what the assembler wrote before the link
+    o.info[4] = 0x80; // two bytes, padded
+    o.info[5] = 0x00;
+    o.info[8] = 0x85; // three bytes
+    o.info[9] = 0x80;
+    o.info[10] = 0x00;
+    o.info[11] = 0x2a;
+    const auto info = relocatedInfo(o);
+    CHECK(info[0] == kFuncValue + 0x10 - 0x2);
+    const uint64_t twoBytes = kFuncValue + 0x200;
+    CHECK(info[4] == ((twoBytes & 0x7f) | 0x80));
+    CHECK(info[5] == (twoBytes >> 7));
+    CHECK(std::vector<uint8_t>(info.begin() + 8, info.begin() + 12) ==
+          std::vector<uint8_t>{0x80, 0x80, 0x00, 0x2a}); // 0 padded to three bytes; next kept
+}
+
 TEST_CASE("DebugRelocations: what it does not apply is left to libdwfl") {
     struct Case {
         const char* what;
@@ -321,6 +346,37 @@ TEST_CASE("DebugRelocations: what it does not apply is left to libdwfl") {
         {"a field past the section", with(EM_X86_64, {28, kFunc, R_X86_64_64})},
         {"an offset far past it", with(EM_X86_64, {~uint64_t(0) - 2, kFunc, R_X86_64_32})},
         {"RISC-V's 6-bit difference", with(EM_RISCV, {8, kFunc, R_RISCV_SUB6})},
+        {"a ULEB128 SUB without its SET", with(EM_RISCV, {8, kFunc, 61})},
+        {"a ULEB128 SET without its SUB", with(EM_RISCV, {8, kFunc, 60})},
+        {"a ULEB128 pair too wide for its field",
+         [] {
+             Object o;
+             o.machine = EM_RISCV;
+             o.relocations = {{8, kFunc, 60, 0x80}, {8, kTextSymbol, 61}};
+             return o;
+         }()},
+        {"a ULEB128 pair at two offsets",
+         [] {
+             Object o;
+             o.machine = EM_RISCV;
+             o.relocations = {{8, kFunc, 60}, {9, kTextSymbol, 61}};
+             return o;
+         }()},
+        {"another type between a ULEB128 pair",
+         [] {
+             Object o;
+             o.machine = EM_RISCV;
+             o.relocations = {{8, kFunc, 60}, {16, kFunc, R_RISCV_64}, {8, kTextSymbol, 61}};
+             return o;
+         }()},
+        {"a ULEB128 field with no end",
+         [] {
+             Object o;
+             o.machine = EM_RISCV;
+             o.info.assign(32, 0x80);
+             o.relocations = {{24, kFunc, 60}, {24, kTextSymbol, 61}};
+             return o;
+         }()},
         {"a machine it has no table for", with(EM_SPARCV9, {8, kFunc, R_SPARC_64})},
         {"64-bit MIPS's composed types", with(EM_MIPS, {8, kFunc, R_MIPS_32, 0, R_MIPS_64})},
     };
