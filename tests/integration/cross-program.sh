@@ -181,6 +181,35 @@ readers() {
     fi
 }
 
+# uleb128_pairs NAME: clang's riscv objects give location lists' offsets as ULEB128 label
+# differences (R_RISCV_SET_ULEB128, then R_RISCV_SUB_ULEB128). The dwarf loader applies them: with
+# the first such field changed, the object converts to the same BTF. The llvm-dwarf loader reads
+# them as written, once it has checked that each holds the difference: it refuses that object.
+uleb128_pairs() {
+    local object=$work/$1.o changed=$work/$1.uleb128.o at base byte
+    at=$(llvm-readelf-19 -r "$object" | awk '/^Relocation section/ { s = /\.debug_loclists/; next }
+        s && $3 == "R_RISCV_SET_ULEB128" && !n++ { print $1 }')
+    [ -n "$at" ] || return 0
+    base=$(readelf -SW "$object" | awk '{ for (i = 1; i < NF; i++) if ($i == ".debug_loclists")
+        print $(i + 3) }')
+    cp "$object" "$changed"
+    byte=$(od -An -tu1 -j $((0x$base + 0x$at)) -N1 "$changed")
+    printf "\\$(printf %o $((byte ^ 1)))" |
+        dd of="$changed" bs=1 seek=$((0x$base + 0x$at)) conv=notrunc status=none
+    if ! "$BTFORGE" --quiet convert "$changed" -o "$work/$1.uleb128.btf" 2> "$work/err"; then
+        problem "$1.o with a ULEB128 field changed: btforge cannot convert it"
+        cat "$work/err" >&2
+    elif ! cmp -s "$work/$1.uleb128.btf" "$work/$1.o.btf"; then
+        problem "$1.o with a ULEB128 field changed: other BTF (its relocations not applied)"
+    fi
+    if "$BTFORGE" --quiet convert -f llvm-dwarf "$changed" -o "$work/$1.uleb128.btf" \
+        2> "$work/err" || ! grep -q 'ULEB128 label difference' "$work/err"; then
+        problem "$1.o with a ULEB128 field changed: the llvm-dwarf loader does not refuse it"
+        cat "$work/err" >&2
+    fi
+    ulebs=$((ulebs + 1))
+}
+
 count() { grep -cE "^\[[0-9]+\] FUNC '$1' " "$work/dump.txt" || true; }
 skipped_reason() {
     grep -o "\"name\":\"$1\",\"reason\":\"[^\"]*\"" "$work/skipped.json" |
@@ -229,6 +258,7 @@ percpu() {
 }
 
 builds=0
+ulebs=0 # objects whose ULEB128 label differences were checked (clang's riscv64 ones)
 for cc in $compilers; do
     versions="4 5"
     [ "$cc" = gcc ] && versions=$gcc_versions
@@ -277,6 +307,7 @@ for cc in $compilers; do
             percpu "$name"
             [ -z "$qemu" ] || pahole_equal "$work/$name.o" "$work/$name.o.btf"
             readers "$work/$name.o"
+            uleb128_pairs "$name"
         done
     done
 done
@@ -285,4 +316,4 @@ if [ ${#problems[@]} != 0 ]; then
     fail "$target: ${#problems[@]} checks failed in $builds builds (listed above)"
 fi
 echo "$target: $builds builds (executable and -r object): layouts equal the compiler's and pahole's;" \
-    "function, per-CPU and reader rules hold"
+    "function, per-CPU and reader rules hold; $ulebs objects with ULEB128 label differences"
