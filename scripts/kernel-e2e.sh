@@ -10,7 +10,7 @@
 # lines in dmesg otherwise), and that libbpf programs compiled against the kernel's own BTF
 # load and run (fentry, kprobe with CO-RE, tp_btf). On the host: no resolve_btfids warnings.
 #
-#   ARCH            x86_64, arm64 or s390x (a new one is an entry in arch_table)
+#   ARCH            x86_64, arm64, s390x or riscv64 (a new one is an entry in arch_table)
 #   --pahole PATH   encode with PATH instead of btforge (e.g. /usr/bin/pahole, to compare)
 #   --llvm          build the kernel and modules with clang-19 and LLVM's tools (LLVM=-19), whose
 #                   DWARF gives an unused parameter no location: e2e_shape_scaled's fentry then
@@ -44,6 +44,8 @@ note() { echo "kernel-e2e: $*" >&2; }
 # the proof.
 arch_table() {
     bpf_target=bpfel # BPF objects in the guest's byte order
+    pool_packages=   # SUITE:PACKAGE fetched from deb.debian.org's pool, not through apt
+    loader_link=()   # what the loader's link adds for this sysroot
     case "$1" in
     x86_64)
         deb_arch=amd64 triplet=x86_64-linux-gnu karch=x86_64 cross=
@@ -77,6 +79,35 @@ arch_table() {
         arch_config="CONFIG_SCLP_TTY CONFIG_SCLP_VT220_TTY CONFIG_SCLP_VT220_CONSOLE"
         syscall_prefix=__s390x_sys_ bpf_arch=s390 fentry_check=bpf-load bpf_target=bpfeb
         ;;
+    riscv64)
+        # Bookworm has no riscv64 port: the guest's libraries come from trixie's pool (below).
+        deb_arch=riscv64 triplet=riscv64-linux-gnu karch=riscv cross=riscv64-linux-gnu-
+        cross_packages="gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu"
+        image=arch/riscv/boot/Image
+        qemu_package="qemu-system-misc"
+        qemu=(qemu-system-riscv64 -M virt -m 512)
+        console=ttyS0
+        # The virt machine's serial port sits behind its PLIC, which the SoC option selects
+        # (SOC_VIRT until 6.6, ARCH_VIRT since). Debian's userland uses the FPU, which
+        # tinyconfig leaves out, and trixie's libbpf (1.5) opens a memfd for each map.
+        local virt=CONFIG_ARCH_VIRT
+        [ "$2" = 6.1 ] && virt=CONFIG_SOC_VIRT
+        arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE CONFIG_SERIAL_OF_PLATFORM $virt
+            CONFIG_FPU CONFIG_SHMEM CONFIG_TMPFS CONFIG_MEMFD_CREATE"
+        # riscv wraps its syscalls since 6.6; 6.1's sys_openat is an alias of __se_sys_openat.
+        syscall_prefix=__riscv_sys_
+        [ "$2" = 6.1 ] && syscall_prefix=sys_
+        # BPF trampolines came to riscv in 6.3.
+        fentry_check=bpf-run
+        [ "$2" = 6.1 ] && fentry_check=bpf-load
+        bpf_arch=riscv
+        # trixie's static libraries need a newer C library than bookworm's cross glibc (2.36):
+        # the sysroot brings trixie's, which binutils 2.40's ld crashes on and lld links. libelf
+        # is sid's: trixie's libelf.a (0.192) lacks the search trees it calls.
+        pool_packages="trixie:busybox-static trixie:libbpf-dev sid:libelf-dev trixie:zlib1g-dev
+            trixie:libzstd-dev trixie:libc6-dev trixie:libc6 trixie:linux-libc-dev"
+        loader_link=(-B "$cache/lld/" -B "$cache/sysroot-$deb_arch/usr/lib/$triplet/" -lzstd)
+        ;;
     *) return 1 ;;
     esac
 }
@@ -97,7 +128,7 @@ host_packages="make flex bison bc libssl-dev libelf-dev zlib1g-dev cpio xz-utils
     clang-19 llvm-19 lld-19 bpftool dpkg-dev"
 
 usage() {
-    echo "usage: kernel-e2e.sh x86_64|arm64|s390x [--pahole PATH] [--llvm] [--lto]" \
+    echo "usage: kernel-e2e.sh x86_64|arm64|s390x|riscv64 [--pahole PATH] [--llvm] [--lto]" \
         "[--kernel VERSION]" >&2
     exit 2
 }
@@ -105,7 +136,6 @@ usage() {
 [ $# -ge 1 ] || usage
 arch=$1
 shift
-arch_table "$arch" || usage
 pahole=
 llvm=
 lto=
@@ -133,6 +163,7 @@ while [ $# -gt 0 ]; do
     *) usage ;;
     esac
 done
+arch_table "$arch" "$kernel" || usage
 [ "$(id -u)" = 0 ] || die "run as root (installs packages, makes /dev/console in the initramfs)"
 
 # The kernel's compiler probes read /dev/null as an empty C file: if something has replaced it
@@ -199,20 +230,49 @@ note "encoder: $pahole ($("$pahole" --version))"
 # --- the guest sysroot: busybox, libbpf, libelf, zlib for deb_arch ----------------------------
 sysroot=$cache/sysroot-$deb_arch
 debs=$cache/debs-$deb_arch
-if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
-    ! grep -qx "$deb_arch" <<< "$(dpkg --print-foreign-architectures)"; then
-    note "adding the $deb_arch architecture to dpkg"
-    dpkg --add-architecture "$deb_arch"
-    apt-get update -qq
-fi
 mkdir -p "$debs"
-download() { (cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$1"); }
-for p in $sysroot_packages; do
-    if ! compgen -G "$debs/${p}_*_$deb_arch.deb" > /dev/null; then
-        download "$p:$deb_arch" || { apt-get update -qq && download "$p:$deb_arch"; } ||
-            die "cannot download $p:$deb_arch"
+# A package of another suite than the host's: its file and checksum from the suite's index.
+download_from_pool() {
+    local suite=$1 p=$2 mirror=https://deb.debian.org/debian index file sum
+    index=$debs/Packages-$suite
+    if [ ! -f "$index" ]; then
+        note "fetching $suite's $deb_arch package index"
+        curl -sSfL "$mirror/dists/$suite/main/binary-$deb_arch/Packages.xz" | xz -dc > "$index.tmp" ||
+            die "cannot fetch $suite's $deb_arch package index"
+        mv "$index.tmp" "$index"
     fi
-done
+    read -r file sum < <(awk -v p="$p" '/^Package: / { hit = $2 == p } hit && /^Filename: / {
+        f = $2 } hit && /^SHA256: / { print f, $2; exit }' "$index") ||
+        die "no $p in $suite's $deb_arch index"
+    curl -sSfL -o "$debs/partial.deb" "$mirror/$file" || die "cannot download $mirror/$file"
+    echo "$sum  $debs/partial.deb" | sha256sum -c --quiet - || die "$file: wrong checksum"
+    mv "$debs/partial.deb" "$debs/${file##*/}"
+}
+if [ -n "$pool_packages" ]; then
+    install_packages curl
+    for entry in $pool_packages; do
+        compgen -G "$debs/${entry#*:}_*.deb" > /dev/null ||
+            download_from_pool "${entry%%:*}" "${entry#*:}"
+    done
+    rm -f "$debs"/Packages-* # a later download reads the index of its day
+else
+    if [ "$deb_arch" != "$(dpkg --print-architecture)" ] &&
+        ! grep -qx "$deb_arch" <<< "$(dpkg --print-foreign-architectures)"; then
+        note "adding the $deb_arch architecture to dpkg"
+        dpkg --add-architecture "$deb_arch"
+        apt-get update -qq
+    fi
+    download() { (cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$1"); }
+    for p in $sysroot_packages; do
+        if ! compgen -G "$debs/${p}_*_$deb_arch.deb" > /dev/null; then
+            download "$p:$deb_arch" || { apt-get update -qq && download "$p:$deb_arch"; } ||
+                die "cannot download $p:$deb_arch"
+        fi
+    done
+fi
+# gcc finds lld as `ld` here when a sysroot's link asks for it (-B, loader_link).
+mkdir -p "$cache/lld"
+ln -sfn "$(command -v ld.lld-19)" "$cache/lld/ld"
 wanted=$(printf '%s\n' "$debs"/*.deb | sort)
 if [ "$(cat "$sysroot.stamp" 2> /dev/null)" != "$wanted" ]; then
     note "unpacking the $deb_arch sysroot"
@@ -221,7 +281,9 @@ if [ "$(cat "$sysroot.stamp" 2> /dev/null)" != "$wanted" ]; then
     for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
     echo "$wanted" > "$sysroot.stamp"
 fi
-[ -x "$sysroot/bin/busybox" ] || die "no busybox in $sysroot"
+busybox=$sysroot/bin/busybox
+[ -x "$busybox" ] || busybox=$sysroot/usr/bin/busybox # trixie's, after the /usr merge
+[ -x "$busybox" ] || die "no busybox in $sysroot"
 phase_end setup
 
 # --- the kernel source, unpacked once per Debian version ------------------------------------
@@ -306,7 +368,7 @@ cached_bases=$(find "$XDG_CACHE_HOME" -path '*/btforge/base-*.img' | wc -l)
 # --- the initramfs: busybox, /init, the expected BTF, modules, BPF objects and their loader ---
 root_fs=$work/initramfs
 mkdir -p "$root_fs"/{bin,dev,e2e}
-cp "$sysroot/bin/busybox" "$root_fs/bin/busybox"
+cp "$busybox" "$root_fs/bin/busybox"
 cp "$root/tests/kernel-e2e/init.sh" "$root_fs/init"
 mknod -m 600 "$root_fs/dev/console" c 5 1
 dump_btf() { "${cross}objcopy" --dump-section ".BTF=$2" "$1" "$work/objcopy.out"; }
@@ -337,11 +399,12 @@ for m in $module_names; do
 done
 
 bpftool btf dump file "$out/vmlinux" format c > "$work/vmlinux.h"
-# fentry attaches to the openat syscall wrapper, or where the DWARF does not describe it (s390x
-# 6.1: an alias of __se_sys_openat), to the function it is an alias of: no encoder (pahole
-# master neither) has a FUNC for a name the DWARF lacks.
+# fentry attaches to the openat syscall wrapper, or where the DWARF does not describe its code
+# (s390x 6.1: an alias of __se_sys_openat; riscv64 6.1: sys_openat, only declared), to the
+# function it is an alias of: no encoder (pahole master neither) has a FUNC for code the DWARF
+# does not describe.
 fentry_openat=${syscall_prefix}openat
-llvm-dwarfdump-19 --name="$fentry_openat" "$out/vmlinux" | grep -q DW_TAG_subprogram ||
+llvm-dwarfdump-19 --name="$fentry_openat" "$out/vmlinux" | grep -qE 'DW_AT_(low_pc|ranges)' ||
     fentry_openat=__se_sys_openat
 for prog in fentry kprobe tp_btf; do
     clang-19 -target "$bpf_target" -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \
@@ -351,7 +414,7 @@ for prog in fentry kprobe tp_btf; do
 done
 "${cross}gcc" -static -O2 -Wall -I "$sysroot/usr/include" -I "$sysroot/usr/include/$triplet" \
     "$root/tests/kernel-e2e/e2e-loader.c" -L "$sysroot/usr/lib/$triplet" -lbpf -lelf -lz \
-    -o "$root_fs/e2e/e2e-loader"
+    "${loader_link[@]}" -o "$root_fs/e2e/e2e-loader"
 
 {
     echo "vmlinux-btf vmlinux-btf"
