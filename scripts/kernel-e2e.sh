@@ -38,12 +38,13 @@ die() {
 }
 note() { echo "kernel-e2e: $*" >&2; }
 
-# Everything that differs between architectures. fentry_check: bpf-run where fentry programs
-# can attach, bpf-load where the kernel cannot attach them (arm64's and s390x's tinyconfig
-# kernels have no ftrace direct calls: attaching gives ENOTSUPP whatever the BTF) and loading is
-# the proof.
+# Everything that differs between architectures (ARCH, then the kernel version). fentry_check:
+# bpf-run where fentry programs can attach, bpf-load where the kernel cannot attach them
+# (arm64's and s390x's tinyconfig kernels have no ftrace direct calls, riscv64's before 6.3 no
+# BPF trampoline: attaching gives ENOTSUPP whatever the BTF) and loading is the proof.
 arch_table() {
     bpf_target=bpfel # BPF objects in the guest's byte order
+    kprobe_offset=   # where in the openat wrapper the kprobe goes, after its name
     pool_packages=   # SUITE:PACKAGE fetched from deb.debian.org's pool, not through apt
     loader_link=()   # what the loader's link adds for this sysroot
     case "$1" in
@@ -89,14 +90,18 @@ arch_table() {
         console=ttyS0
         # The virt machine's serial port sits behind its PLIC, which the SoC option selects
         # (SOC_VIRT until 6.6, ARCH_VIRT since). Debian's userland uses the FPU, which
-        # tinyconfig leaves out, and trixie's libbpf (1.5) opens a memfd for each map.
-        local virt=CONFIG_ARCH_VIRT
-        [ "$2" = 6.1 ] && virt=CONFIG_SOC_VIRT
-        arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE CONFIG_SERIAL_OF_PLATFORM $virt
-            CONFIG_FPU CONFIG_SHMEM CONFIG_TMPFS CONFIG_MEMFD_CREATE"
+        # tinyconfig leaves out, and trixie's libbpf (1.5) opens a memfd for each map. Since 6.6
+        # the kernel finds the FPU in "riscv,isa" (all qemu 7.2's device tree gives) only with
+        # RISCV_ISA_FALLBACK.
+        local platform="CONFIG_ARCH_VIRT CONFIG_RISCV_ISA_FALLBACK"
+        [ "$2" = 6.1 ] && platform=CONFIG_SOC_VIRT
+        arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE CONFIG_SERIAL_OF_PLATFORM
+            $platform CONFIG_FPU CONFIG_SHMEM CONFIG_TMPFS CONFIG_MEMFD_CREATE"
         # riscv wraps its syscalls since 6.6; 6.1's sys_openat is an alias of __se_sys_openat.
-        syscall_prefix=__riscv_sys_
-        [ "$2" = 6.1 ] && syscall_prefix=sys_
+        # Since 6.6 no kprobe goes on ftrace's NOPs at a function's entry (no
+        # DYNAMIC_FTRACE_WITH_REGS): the kprobe takes the instruction after them (4 compressed).
+        syscall_prefix=__riscv_sys_ kprobe_offset=+8
+        [ "$2" = 6.1 ] && syscall_prefix=sys_ kprobe_offset=
         # BPF trampolines came to riscv in 6.3.
         fentry_check=bpf-run
         [ "$2" = 6.1 ] && fentry_check=bpf-load
@@ -408,7 +413,7 @@ llvm-dwarfdump-19 --name="$fentry_openat" "$out/vmlinux" | grep -qE 'DW_AT_(low_
     fentry_openat=__se_sys_openat
 for prog in fentry kprobe tp_btf; do
     clang-19 -target "$bpf_target" -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \
-        -DE2E_SYS_OPENAT="${syscall_prefix}openat" \
+        -DE2E_SYS_OPENAT="${syscall_prefix}openat$kprobe_offset" \
         -DE2E_FENTRY_OPENAT="$fentry_openat" -I "$work" -I "$sysroot/usr/include" \
         -c "$root/tests/kernel-e2e/$prog.bpf.c" -o "$root_fs/e2e/$prog.bpf.o"
 done
