@@ -18,6 +18,13 @@ mkdir -p "$build"
 "$root/scripts/fetch-bpftool-backport.sh" > /dev/null ||
     echo "warning: no bpftool 7.5.0: the tests c-header-7.5.* will be skipped" >&2
 
+# The suite's peak on disk is a few GiB (two builds, copies of a vmlinux); say so up front when
+# the disk is fuller than that, since the tests that need the room are skipped.
+for dir in "$build" "${TMPDIR:-/tmp}"; do
+    free=$(df --output=avail -B1G "$dir" | tail -n 1)
+    [ "$free" -ge 8 ] || echo "warning: $dir has only $free GiB free: some kernel tests will be skipped" >&2
+done
+
 # Tests must never write through shared paths: a test that replaced /dev/null fails the run.
 run_ctest() {
     (cd "$1" && ctest --output-on-failure --timeout 1500 -j 2)

@@ -182,12 +182,15 @@ vmlinux)
     [ "$status" = 1 ] && grep -q SHF_ALLOC "$work/err" || fail "allocated .BTF not refused ($status)"
     [ ! -e "$work/refused" ] || fail "output left after a refusal"
     echo "refused: $(cat "$work/err")"
+    # At most three copies at once: two files and the one --in-place writes beside them.
+    require_space $((3 * $(stat -c %s "$arg") + (64 << 20))) "three copies of $arg"
     # As in a kernel build, before the BTF is linked in: the allocated .BTF renamed out of the
     # way (objcopy cannot remove it: relocations refer to __start_BTF).
     objcopy --rename-section .BTF=.BTF.linked "$arg" "$work/vmlinux"
     cp -p "$work/vmlinux" "$work/vmlinux.orig"
     "$BTFORGE" --quiet convert "$work/vmlinux" --in-place
     check "$work/vmlinux.orig" "$work/vmlinux"
+    rm "$work/vmlinux"
     "$BTF_ORACLE" load "$work/raw.btf" || [ $? = "$SKIP" ] || fail "the kernel rejects vmlinux's new .BTF"
     # As ld.lld links .tmp_vmlinux.btf (LLVM=1 kernel builds): the kernel's .BTF output section
     # kept, empty and allocated. pahole -J fills it; so does btforge, leaving it unallocated (the
@@ -195,6 +198,7 @@ vmlinux)
     : > "$work/empty"
     objcopy --add-section .BTF="$work/empty" --set-section-flags .BTF=alloc,readonly \
         "$work/vmlinux.orig" "$work/vmlinux.lld"
+    rm "$work/vmlinux.orig"
     readelf -SW "$work/vmlinux.lld" | grep -Eq ' \.BTF +PROGBITS +[0-9a-f]+ [0-9a-f]+ 0+ .* A ' ||
         fail "objcopy did not make an empty allocated .BTF"
     cp -p "$work/vmlinux.lld" "$work/vmlinux.lld.orig"

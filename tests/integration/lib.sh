@@ -29,6 +29,14 @@ runnable_copy() {
 require_file() {
     [ -r "$1" ] || skip "$1 is not here${2:+ ($2)}"
 }
+# require_space BYTES WHAT: copies of a kernel take gigabytes; on a fuller disk say so and skip,
+# rather than fail midway with ENOSPC.
+require_space() {
+    local free
+    free=$(df --output=avail -B1 "$work" | tail -n 1)
+    [ "$free" -ge "$1" ] ||
+        skip "$2 needs $(($1 >> 20)) MiB free in $(dirname "$work"); it has $((free >> 20)) MiB"
+}
 
 # base_args "$@": for scripts that take [-B BASE] INPUT. Sets base (btforge's -B BASE),
 # base_bpftool (bpftool's --base-btf BASE) and base_shift (how many arguments they were).

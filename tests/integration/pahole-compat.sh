@@ -59,6 +59,7 @@ if [ "$mode" = kernel ]; then
     same "-J -j --btf_gen_floats --lang_exclude=rust" "--features var,float,decl_tag,type_tag,enum64"
     # And into the ELF, as link-vmlinux.sh runs it: on a vmlinux whose linked-in .BTF is renamed
     # out of the way (the state of .tmp_vmlinux.btf before pahole runs).
+    require_space $((3 * $(stat -c %s "$input") + (64 << 20))) "three copies of $input"
     objcopy --rename-section .BTF=.BTF.linked "$input" "$work/vmlinux"
     pahole -J -j --btf_gen_floats --lang_exclude=rust "$work/vmlinux" || fail "pahole -J failed"
     objcopy --dump-section .BTF="$work/vmlinux.btf" "$work/vmlinux" "$work/scratch"
