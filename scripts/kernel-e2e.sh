@@ -37,6 +37,9 @@ die() {
     exit 1
 }
 note() { echo "kernel-e2e: $*" >&2; }
+# Whether stdin has a line matching the extended regex: grep -q stops at the first, and under
+# pipefail the writer it leaves to SIGPIPE would make the pipe fail though a line matched.
+matches() { [ "$(grep -cE "$1")" != 0 ]; }
 
 # Everything that differs between architectures (ARCH, then the kernel version). fentry_check:
 # bpf-run where fentry programs can attach, bpf-load where the kernel cannot attach them
@@ -93,18 +96,19 @@ arch_table() {
         # tinyconfig leaves out, and trixie's libbpf (1.5) opens a memfd for each map. Since 6.6
         # the kernel finds the FPU in "riscv,isa" (all qemu 7.2's device tree gives) only with
         # RISCV_ISA_FALLBACK.
-        local platform="CONFIG_ARCH_VIRT CONFIG_RISCV_ISA_FALLBACK"
-        [ "$2" = 6.1 ] && platform=CONFIG_SOC_VIRT
-        arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE CONFIG_SERIAL_OF_PLATFORM
-            $platform CONFIG_FPU CONFIG_SHMEM CONFIG_TMPFS CONFIG_MEMFD_CREATE"
         # riscv wraps its syscalls since 6.6; 6.1's sys_openat is an alias of __se_sys_openat.
         # Since 6.6 no kprobe goes on ftrace's NOPs at a function's entry (no
         # DYNAMIC_FTRACE_WITH_REGS): the kprobe takes the instruction after them (4 compressed).
-        syscall_prefix=__riscv_sys_ kprobe_offset=+8
-        [ "$2" = 6.1 ] && syscall_prefix=sys_ kprobe_offset=
         # BPF trampolines came to riscv in 6.3.
-        fentry_check=bpf-run
-        [ "$2" = 6.1 ] && fentry_check=bpf-load
+        local platform
+        if [ "$2" = 6.1 ]; then
+            platform=CONFIG_SOC_VIRT syscall_prefix=sys_ fentry_check=bpf-load
+        else
+            platform="CONFIG_ARCH_VIRT CONFIG_RISCV_ISA_FALLBACK" syscall_prefix=__riscv_sys_
+            kprobe_offset=+8 fentry_check=bpf-run
+        fi
+        arch_config="CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE CONFIG_SERIAL_OF_PLATFORM
+            $platform CONFIG_FPU CONFIG_SHMEM CONFIG_TMPFS CONFIG_MEMFD_CREATE"
         bpf_arch=riscv
         # trixie's static libraries need a newer C library than bookworm's cross glibc (2.36):
         # the sysroot brings trixie's, which binutils 2.40's ld crashes on and lld links. libelf
@@ -361,7 +365,7 @@ phase_end build
 # (6.12's net kfuncs without CONFIG_NET) is not in the DWARF either, and no encoder's to find.
 unresolved=0 absent=()
 while read -r name; do
-    if llvm-dwarfdump-19 --name="$name" "$out/vmlinux" "$modules"/*.ko | grep -q 'DW_TAG'; then
+    if llvm-dwarfdump-19 --name="$name" "$out/vmlinux" "$modules"/*.ko | matches 'DW_TAG'; then
         unresolved=$((unresolved + 1))
     else
         absent+=("$name")
@@ -385,7 +389,7 @@ dump_btf "$out/vmlinux" "$root_fs/e2e/vmlinux.btf"
 # their .BTF as it is.
 for m in $module_names; do
     cp "$modules/$m.ko" "$root_fs/e2e/"
-    if "${cross}objdump" -h "$modules/$m.ko" | grep -q ' \.BTF\.base '; then
+    if "${cross}objdump" -h "$modules/$m.ko" | matches ' \.BTF\.base '; then
         relocator=$work/btf-distill
         if [ ! -x "$relocator" ]; then
             libbpf=$root/../shared/tools/libbpf-master
@@ -409,7 +413,7 @@ bpftool btf dump file "$out/vmlinux" format c > "$work/vmlinux.h"
 # function it is an alias of: no encoder (pahole master neither) has a FUNC for code the DWARF
 # does not describe.
 fentry_openat=${syscall_prefix}openat
-llvm-dwarfdump-19 --name="$fentry_openat" "$out/vmlinux" | grep -qE 'DW_AT_(low_pc|ranges)' ||
+llvm-dwarfdump-19 --name="$fentry_openat" "$out/vmlinux" | matches 'DW_AT_(low_pc|ranges)' ||
     fentry_openat=__se_sys_openat
 for prog in fentry kprobe tp_btf; do
     clang-19 -target "$bpf_target" -g -O2 -Wall -D__TARGET_ARCH_"$bpf_arch" \

@@ -2,6 +2,7 @@
 #include "DebugRelocations.h"
 
 #include "btforge/dwarf/DwarfSections.h"
+#include "btforge/elf/Uleb128LabelPairs.h"
 
 #include <algorithm>
 #include <bit>
@@ -17,60 +18,63 @@ namespace {
 // Where the layout starts: DWARF's address 0 (a discarded function) must lie in no section.
 constexpr uint64_t kLayoutBase = 0x10000;
 
-// A relocation type libdwfl's backend for its machine applies: the symbol's value plus the
-// addend stored in `width` bytes, or (RISC-V's label differences, `sign` ±1) added to or
-// subtracted from what is there. What compilers emit for DWARF's addresses, offsets and lengths;
-// for the other types (MIPS's composed ones, RISC-V's 6-bit ones) libdwfl decides.
+// What a relocation type does to its field. What compilers emit for DWARF's addresses, offsets
+// and lengths is applied here; the other types (MIPS's composed ones, RISC-V's 6-bit ones) are
+// libdwfl's to decide.
+enum class Apply : uint8_t {
+    LeftToLibdwfl,
+    Store,      // the symbol's value plus the addend
+    Add,        // RISC-V's label differences: added to what is there,
+    Subtract,   // or subtracted from it
+    SetUleb128, // RISC-V's ULEB128 label differences (Uleb128LabelPairs.h), which elfutils
+    SubUleb128, // 0.188's backend does not know
+};
+
+// A relocation type libdwfl's backend for its machine applies, on a field of `width` bytes
+// (a ULEB128 field: however long it is).
 struct KnownRelocation {
     unsigned machine = 0;
     unsigned type = 0;
+    Apply apply = Apply::LeftToLibdwfl;
     unsigned width = 0;
-    int sign = 0;
 };
 
-// The width of a ULEB128 field: clang's RISC-V location and range lists give their offsets
-// as label differences in ULEB128 (a SET of the end, then a SUB of the start), which elfutils
-// 0.188's backend does not know. Numbered here: bookworm's elf.h predates them.
-constexpr unsigned kUleb128 = ~0u;
-constexpr unsigned kRiscvSetUleb128 = 60;
-constexpr unsigned kRiscvSubUleb128 = 61;
-
 constexpr KnownRelocation kKnownRelocations[] = {
-    {EM_X86_64, R_X86_64_64, 8, 0},
-    {EM_X86_64, R_X86_64_32, 4, 0},
-    {EM_X86_64, R_X86_64_32S, 4, 0},
-    {EM_386, R_386_32, 4, 0},
-    {EM_AARCH64, R_AARCH64_ABS64, 8, 0},
-    {EM_AARCH64, R_AARCH64_ABS32, 4, 0},
-    {EM_AARCH64, R_AARCH64_ABS16, 2, 0},
-    {EM_ARM, R_ARM_ABS32, 4, 0},
-    {EM_S390, R_390_64, 8, 0},
-    {EM_S390, R_390_32, 4, 0},
-    {EM_S390, R_390_16, 2, 0},
-    {EM_S390, R_390_8, 1, 0},
-    {EM_PPC64, R_PPC64_ADDR64, 8, 0},
-    {EM_PPC64, R_PPC64_UADDR64, 8, 0},
-    {EM_PPC64, R_PPC64_ADDR32, 4, 0},
-    {EM_PPC64, R_PPC64_UADDR32, 4, 0},
-    {EM_PPC, R_PPC_ADDR32, 4, 0},
-    {EM_PPC, R_PPC_UADDR32, 4, 0},
-    {EM_LOONGARCH, R_LARCH_64, 8, 0},
-    {EM_LOONGARCH, R_LARCH_32, 4, 0},
-    {EM_RISCV, R_RISCV_64, 8, 0},
-    {EM_RISCV, R_RISCV_32, 4, 0},
-    {EM_RISCV, R_RISCV_SET32, 4, 0},
-    {EM_RISCV, R_RISCV_SET16, 2, 0},
-    {EM_RISCV, R_RISCV_SET8, 1, 0},
-    {EM_RISCV, R_RISCV_ADD64, 8, 1},
-    {EM_RISCV, R_RISCV_SUB64, 8, -1},
-    {EM_RISCV, R_RISCV_ADD32, 4, 1},
-    {EM_RISCV, R_RISCV_SUB32, 4, -1},
-    {EM_RISCV, R_RISCV_ADD16, 2, 1},
-    {EM_RISCV, R_RISCV_SUB16, 2, -1},
-    {EM_RISCV, kRiscvSetUleb128, kUleb128, 1},
-    {EM_RISCV, kRiscvSubUleb128, kUleb128, -1},
-    {EM_MIPS, R_MIPS_32, 4, 0},
-    {EM_MIPS, R_MIPS_64, 8, 0},
+    {EM_X86_64, R_X86_64_64, Apply::Store, 8},
+    {EM_X86_64, R_X86_64_32, Apply::Store, 4},
+    {EM_X86_64, R_X86_64_32S, Apply::Store, 4},
+    {EM_386, R_386_32, Apply::Store, 4},
+    {EM_AARCH64, R_AARCH64_ABS64, Apply::Store, 8},
+    {EM_AARCH64, R_AARCH64_ABS32, Apply::Store, 4},
+    {EM_AARCH64, R_AARCH64_ABS16, Apply::Store, 2},
+    {EM_ARM, R_ARM_ABS32, Apply::Store, 4},
+    {EM_S390, R_390_64, Apply::Store, 8},
+    {EM_S390, R_390_32, Apply::Store, 4},
+    {EM_S390, R_390_16, Apply::Store, 2},
+    {EM_S390, R_390_8, Apply::Store, 1},
+    {EM_PPC64, R_PPC64_ADDR64, Apply::Store, 8},
+    {EM_PPC64, R_PPC64_UADDR64, Apply::Store, 8},
+    {EM_PPC64, R_PPC64_ADDR32, Apply::Store, 4},
+    {EM_PPC64, R_PPC64_UADDR32, Apply::Store, 4},
+    {EM_PPC, R_PPC_ADDR32, Apply::Store, 4},
+    {EM_PPC, R_PPC_UADDR32, Apply::Store, 4},
+    {EM_LOONGARCH, R_LARCH_64, Apply::Store, 8},
+    {EM_LOONGARCH, R_LARCH_32, Apply::Store, 4},
+    {EM_RISCV, R_RISCV_64, Apply::Store, 8},
+    {EM_RISCV, R_RISCV_32, Apply::Store, 4},
+    {EM_RISCV, R_RISCV_SET32, Apply::Store, 4},
+    {EM_RISCV, R_RISCV_SET16, Apply::Store, 2},
+    {EM_RISCV, R_RISCV_SET8, Apply::Store, 1},
+    {EM_RISCV, R_RISCV_ADD64, Apply::Add, 8},
+    {EM_RISCV, R_RISCV_SUB64, Apply::Subtract, 8},
+    {EM_RISCV, R_RISCV_ADD32, Apply::Add, 4},
+    {EM_RISCV, R_RISCV_SUB32, Apply::Subtract, 4},
+    {EM_RISCV, R_RISCV_ADD16, Apply::Add, 2},
+    {EM_RISCV, R_RISCV_SUB16, Apply::Subtract, 2},
+    {EM_RISCV, elf::kRiscvSetUleb128, Apply::SetUleb128, 0},
+    {EM_RISCV, elf::kRiscvSubUleb128, Apply::SubUleb128, 0},
+    {EM_MIPS, R_MIPS_32, Apply::Store, 4},
+    {EM_MIPS, R_MIPS_64, Apply::Store, 8},
 };
 
 // A relocated field of `width` bytes in the file's byte order; `swap` when it is not the host's.
@@ -301,7 +305,7 @@ public:
             return false;
         std::span<uint8_t> bytes(static_cast<uint8_t*>(data->d_buf), data->d_size);
         const bool rela = shdr.sh_type == SHT_RELA;
-        pendingUleb128_.reset();
+        uleb128_.clear();
         if constexpr (std::is_same_v<Class, ElfClass64>) {
             if (ehdr_.e_machine == EM_MIPS)
                 return applyMips64(bytes, scn, rela);
@@ -319,7 +323,7 @@ public:
                     return false;
             }
         }
-        return !pendingUleb128_; // a SET without its SUB
+        return !uleb128_.waitingSet(); // a SET without its SUB
     }
 
 private:
@@ -344,81 +348,75 @@ private:
         const unsigned type = r.type;
         if (type == 0)
             return true; // R_*_NONE: left where a discarded section was referred to
-        if (type >= kinds_.size() || kinds_[type].width == 0)
+        if (type >= kinds_.size() || kinds_[type].apply == Apply::LeftToLibdwfl)
             return false;
-        const unsigned width = kinds_[type].width;
-        const int sign = kinds_[type].sign;
-        if (width == kUleb128)
-            return !inPlaceAddend && relocateUleb128<Class>(bytes, r, sign);
-        if (pendingUleb128_)
+        const Apply apply = kinds_[type].apply;
+        if (apply == Apply::SetUleb128 || apply == Apply::SubUleb128)
+            return !inPlaceAddend && relocateUleb128<Class>(bytes, r);
+        if (uleb128_.waitingSet())
             return false; // a SET's SUB comes right after it
-        if ((sign != 0 && inPlaceAddend) || r.offset > bytes.size() ||
+        const unsigned width = kinds_[type].width;
+        if ((apply != Apply::Store && inPlaceAddend) || r.offset > bytes.size() ||
             bytes.size() - r.offset < width)
             return false;
-        auto symbol = symbolValue<Class>(r.symbol);
+        auto symbol = symbolLabel<Class>(r.symbol);
         if (!symbol)
             return false;
-        uint64_t value = *symbol;
+        uint64_t value = symbol->value;
         uint8_t* at = bytes.data() + r.offset;
         if (inPlaceAddend)
             value += load(at, width, swap_);
-        else if (sign != 0)
-            value = load(at, width, swap_) + (sign > 0 ? value + r.addend : -(value + r.addend));
+        else if (apply == Apply::Add)
+            value = load(at, width, swap_) + (value + r.addend);
+        else if (apply == Apply::Subtract)
+            value = load(at, width, swap_) - (value + r.addend);
         else
             value += r.addend;
         store(at, width, swap_, value);
         return true;
     }
 
-    // The address of symbol `index` in the layout (0 for none); nothing for a symbol resolved
-    // against other modules, or special: libdwfl's.
-    template <class Class> std::optional<uint64_t> symbolValue(unsigned index) const {
+    // Symbol `index`: the section it is defined in and its address in the layout (section and
+    // address 0 for none); nothing for a symbol resolved against other modules, or special:
+    // libdwfl's.
+    template <class Class> std::optional<elf::Uleb128Label> symbolLabel(unsigned index) const {
         if (index == STN_UNDEF)
-            return 0;
+            return elf::Uleb128Label{};
         if (index >= entryCount<typename Class::Sym>(symbols_))
             return std::nullopt;
         auto symbol = entry<typename Class::Sym>(symbols_, index);
         const unsigned section = symbol.st_shndx;
         if (section == SHN_ABS)
-            return symbol.st_value;
+            return elf::Uleb128Label{section, symbol.st_value};
         if (section == SHN_UNDEF || section >= SHN_LORESERVE || section >= addresses_.size())
             return std::nullopt;
-        return symbol.st_value + addresses_[section];
+        return elf::Uleb128Label{section, symbol.st_value + addresses_[section]};
     }
 
     // A SET holds the end's address until the SUB at the same offset gives the difference: the
     // address alone would not fit a field of one or two bytes.
-    template <class Class>
-    bool relocateUleb128(std::span<uint8_t> bytes, const Entry& r, int sign) {
-        auto symbol = symbolValue<Class>(r.symbol);
-        if (!symbol)
+    template <class Class> bool relocateUleb128(std::span<uint8_t> bytes, const Entry& r) {
+        auto label = symbolLabel<Class>(r.symbol);
+        if (!label)
             return false;
-        const uint64_t value = *symbol + r.addend;
-        if (sign > 0) {
-            if (pendingUleb128_)
-                return false;
-            pendingUleb128_ = PendingUleb128{r.offset, value};
+        label->value += r.addend;
+        switch (uleb128_.add(r.type, r.offset, *label)) {
+        case elf::Uleb128LabelPairs::Outcome::SetTaken:
             return true;
-        }
-        if (!pendingUleb128_ || pendingUleb128_->offset != r.offset)
+        case elf::Uleb128LabelPairs::Outcome::Paired:
+            return storeUleb128(bytes, r.offset, uleb128_.difference());
+        default:
             return false;
-        const uint64_t difference = pendingUleb128_->end - value;
-        pendingUleb128_.reset();
-        return storeUleb128(bytes, r.offset, difference);
+        }
     }
-
-    struct PendingUleb128 {
-        uint64_t offset;
-        uint64_t end;
-    };
 
     Elf* elf_;
     const GElf_Ehdr& ehdr_;
     bool swap_ = false; // the file's byte order is not the host's
     const Elf_Data* symbols_ = nullptr;
     std::vector<uint64_t> addresses_;
-    std::vector<KnownRelocation> kinds_; // width 0: a type left to libdwfl
-    std::optional<PendingUleb128> pendingUleb128_;
+    std::vector<KnownRelocation> kinds_; // by type, for this machine
+    elf::Uleb128LabelPairs uleb128_;
 };
 
 } // namespace

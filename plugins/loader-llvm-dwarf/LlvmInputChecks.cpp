@@ -4,6 +4,7 @@
 
 #include "btforge/dwarf/DwarfSections.h"
 #include "btforge/dwarf/Forms.h"
+#include "btforge/elf/Uleb128LabelPairs.h"
 
 #include <array>
 #include <cstring>
@@ -22,61 +23,61 @@ namespace {
 
 namespace dw = llvm::dwarf;
 
-// clang's RISC-V location and range lists give their offsets as ULEB128 label differences: a
-// SET of the end, then a SUB of the start at the same offset, which LLVM 19 does not apply (nor
-// relocates any ULEB128 it reads). The assembler has written the difference already; a pair is
-// read as it is when both labels lie in one section and the field holds their difference.
-class Uleb128Pairs {
+// LLVM 19 neither applies RISC-V's ULEB128 label differences (Uleb128LabelPairs.h) nor relocates
+// any ULEB128 it reads. The assembler has written each difference already, so a pair is read as
+// it is when both labels lie in one section and the field holds their difference.
+class Uleb128Check {
 public:
-    static constexpr uint32_t kSet = 60, kSub = 61; // R_RISCV_SET_ULEB128, R_RISCV_SUB_ULEB128
-
     // `contents` of the section the pairs patch, empty if unknown (compressed).
-    explicit Uleb128Pairs(llvm::ArrayRef<uint8_t> contents) : contents_(contents) {}
+    explicit Uleb128Check(llvm::ArrayRef<uint8_t> contents) : contents_(contents) {}
 
     // Takes relocation `type` at `offset` of symbol (its section, value) + addend; the problem
     // with it, or "".
     std::string add(uint32_t type, uint64_t offset, uint32_t section, uint64_t value) {
-        if (type == kSet) {
-            if (pending_)
-                return "a ULEB128 SET at offset " + std::to_string(pending_->offset) +
-                       " has no SUB";
-            pending_ = Set{offset, section, value};
-            return {};
-        }
-        if (!pending_ || pending_->offset != offset)
-            return "a ULEB128 SUB at offset " + std::to_string(offset) + " follows no SET";
-        const Set set = *pending_;
-        pending_.reset();
         const bool defined = section != llvm::ELF::SHN_UNDEF && section < llvm::ELF::SHN_LORESERVE;
-        if (!defined || set.section != section)
-            return "the ULEB128 label difference at offset " + std::to_string(offset) +
-                   " is not within one section";
+        const auto set = pairs_.waitingSet();
+        switch (pairs_.add(type, offset, {defined ? section : 0, value})) {
+        case elf::Uleb128LabelPairs::Outcome::SetTaken:
+            return {};
+        case elf::Uleb128LabelPairs::Outcome::SetWithoutSub:
+            return setWithoutSub(*set);
+        case elf::Uleb128LabelPairs::Outcome::SubWithoutSet:
+            return "a ULEB128 SUB at offset " + std::to_string(offset) + " follows no SET";
+        case elf::Uleb128LabelPairs::Outcome::AcrossSections:
+            return notWithinOneSection(offset);
+        case elf::Uleb128LabelPairs::Outcome::Paired:
+            break;
+        }
+        if (!defined)
+            return notWithinOneSection(offset);
         const char* error = nullptr;
         unsigned length = 0;
         const uint64_t written =
             offset < contents_.size()
                 ? llvm::decodeULEB128(contents_.data() + offset, &length, contents_.end(), &error)
                 : 0;
-        if (offset >= contents_.size() || error || written != set.value - value)
+        if (offset >= contents_.size() || error || written != pairs_.difference())
             return "the ULEB128 label difference at offset " + std::to_string(offset) +
                    " is not the value written there, and LLVM's DWARF reader does not apply it";
         return {};
     }
 
     std::string finish() const {
-        return pending_
-                   ? "a ULEB128 SET at offset " + std::to_string(pending_->offset) + " has no SUB"
-                   : std::string();
+        const auto set = pairs_.waitingSet();
+        return set ? setWithoutSub(*set) : std::string();
     }
 
 private:
-    struct Set {
-        uint64_t offset;
-        uint32_t section;
-        uint64_t value;
-    };
+    static std::string setWithoutSub(uint64_t offset) {
+        return "a ULEB128 SET at offset " + std::to_string(offset) + " has no SUB";
+    }
+    static std::string notWithinOneSection(uint64_t offset) {
+        return "the ULEB128 label difference at offset " + std::to_string(offset) +
+               " is not within one section";
+    }
+
     llvm::ArrayRef<uint8_t> contents_;
-    std::optional<Set> pending_;
+    elf::Uleb128LabelPairs pairs_;
 };
 
 // What is wrong with the relocation sections of `file`, or "". LLVM's object library does not
@@ -129,7 +130,7 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
                 return llvm::toString(bytes.takeError());
             contents = *bytes;
         }
-        Uleb128Pairs uleb128(contents);
+        Uleb128Check uleb128(contents);
         auto check = [&](auto relocations) -> std::string {
             if (!relocations)
                 return llvm::toString(relocations.takeError());
@@ -142,7 +143,7 @@ std::string relocationProblem(const llvm::object::ELFFile<ELFT>& file,
                     continue;
                 const uint32_t type = relocation.getType(file.isMips64EL());
                 if (file.getHeader().e_machine == llvm::ELF::EM_RISCV &&
-                    (type == Uleb128Pairs::kSet || type == Uleb128Pairs::kSub)) {
+                    elf::Uleb128LabelPairs::isPairType(type)) {
                     uint64_t addend = 0;
                     if constexpr (requires { relocation.r_addend; })
                         addend = relocation.r_addend;

@@ -362,6 +362,13 @@ TEST_CASE("DebugRelocations: what it does not apply is left to libdwfl") {
              o.relocations = {{8, kFunc, 60}, {9, kTextSymbol, 61}};
              return o;
          }()},
+        {"a ULEB128 pair whose labels lie in two sections",
+         [] {
+             Object o;
+             o.machine = EM_RISCV;
+             o.relocations = {{8, kDataSymbol, 60}, {8, kTextSymbol, 61}};
+             return o;
+         }()},
         {"another type between a ULEB128 pair",
          [] {
              Object o;
@@ -381,7 +388,7 @@ TEST_CASE("DebugRelocations: what it does not apply is left to libdwfl") {
         {"64-bit MIPS's composed types", with(EM_MIPS, {8, kFunc, R_MIPS_32, 0, R_MIPS_64})},
     };
     for (const Case& c : cases) {
-        CAPTURE(c.what);
+        INFO(c.what);
         Relocated r;
         relocate(c.object, r);
         CHECK_FALSE(r.relocated);

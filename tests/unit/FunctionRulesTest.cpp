@@ -144,7 +144,7 @@ TEST_CASE("function rules: definitions that disagree are an inconsistent prototy
                           Case{"the parameter count", t.intType, {t.intType}},
                           Case{"the return type", t.longType, {t.intType, t.longType}},
                           Case{"a parameter is a struct", t.intType, {t.structType, t.longType}}}) {
-        CAPTURE(c.what);
+        INFO(c.what);
         Observed o;
         o.define("f", 0, 0x10, t.intType, {t.intType, t.longType}, kText);
         o.define("f", 1, 0x20, c.returns, c.params);
