@@ -10,7 +10,7 @@
 # lines in dmesg otherwise), and that libbpf programs compiled against the kernel's own BTF
 # load and run (fentry, kprobe with CO-RE, tp_btf). On the host: no resolve_btfids warnings.
 #
-#   ARCH            x86_64, arm64, s390x or riscv64 (a new one is an entry in arch_table)
+#   ARCH            x86_64, arm64, s390x, riscv64 or ppc64le (a new one is an entry in arch_table)
 #   --pahole PATH   encode with PATH instead of btforge (e.g. /usr/bin/pahole, to compare)
 #   --llvm          build the kernel and modules with clang-19 and LLVM's tools (LLVM=-19), whose
 #                   DWARF gives an unused parameter no location: e2e_shape_scaled's fentry then
@@ -117,6 +117,22 @@ arch_table() {
             trixie:libzstd-dev trixie:libc6-dev trixie:libc6 trixie:linux-libc-dev"
         loader_link=(-B "$cache/lld/" -B "$cache/sysroot-$deb_arch/usr/lib/$triplet/" -lzstd)
         ;;
+    ppc64le)
+        # pseries under qemu: SLOF boots the ELF vmlinux (through prom_init, the OF boot
+        # trampoline tinyconfig leaves out); hvc0 is the hypervisor's console. Debian's ppc64el
+        # userland uses VSX, which tinyconfig leaves out too.
+        deb_arch=ppc64el triplet=powerpc64le-linux-gnu karch=powerpc cross=powerpc64le-linux-gnu-
+        cross_packages="gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
+            libc6-dev-ppc64el-cross"
+        image=vmlinux
+        qemu_package="qemu-system-ppc"
+        qemu=(qemu-system-ppc64 -M pseries -m 512)
+        console=hvc0
+        arch_config="CONFIG_PPC64 CONFIG_PPC_BOOK3S_64 CONFIG_CPU_LITTLE_ENDIAN CONFIG_PPC_PSERIES
+            CONFIG_PPC_OF_BOOT_TRAMPOLINE CONFIG_HVC_CONSOLE CONFIG_ALTIVEC CONFIG_VSX"
+        # powerpc's syscall wrappers keep the plain name; its BPF trampolines came in 6.13.
+        syscall_prefix=sys_ bpf_arch=powerpc fentry_check=bpf-load
+        ;;
     *) return 1 ;;
     esac
 }
@@ -137,7 +153,7 @@ host_packages="make flex bison bc libssl-dev libelf-dev zlib1g-dev cpio xz-utils
     clang-19 llvm-19 lld-19 bpftool dpkg-dev"
 
 usage() {
-    echo "usage: kernel-e2e.sh x86_64|arm64|s390x|riscv64 [--pahole PATH] [--llvm] [--lto]" \
+    echo "usage: kernel-e2e.sh x86_64|arm64|s390x|riscv64|ppc64le [--pahole PATH] [--llvm] [--lto]" \
         "[--kernel VERSION]" >&2
     exit 2
 }
