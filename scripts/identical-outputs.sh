@@ -69,11 +69,19 @@ if [ $all_modules = 1 ]; then
         find "$kernel/all-modules" -name '*.ko' | sort > "$out/all-modules.list"
         # Two at a time, as a kernel build's module step; one checksum line per module.
         export btforge kernel out
+        # A failure leaves no .btf, and says so in SHA256SUMS with the first line of its error.
         xargs -P 2 -I{} sh -c 'name=$(basename "$1" .ko)
-            if "$btforge" --quiet convert -B "$kernel/vmlinux" "$1" -o "$out/all-modules/$name.btf" \
-                2> "$out/all-modules/$name.err"; then :; else echo failed > "$out/all-modules/$name.btf"; fi' \
+            "$btforge" --quiet convert -B "$kernel/vmlinux" "$1" -o "$out/all-modules/$name.btf" \
+                2> "$out/all-modules/$name.err" || rm -f "$out/all-modules/$name.btf"' \
             _ {} < "$out/all-modules.list"
-        (cd "$out" && find all-modules -name '*.btf' | sort | xargs sha256sum) >> "$sums"
+        sed 's|.*/|all-modules/|; s|\.ko$|.btf|' "$out/all-modules.list" | sort |
+            while read -r name; do
+                if [ -f "$out/$name" ]; then
+                    (cd "$out" && sha256sum "$name") >> "$sums"
+                else
+                    echo "failed $name: $(head -1 "$out/${name%.btf}.err")" >> "$sums"
+                fi
+            done
     else
         echo "missing: every module of $kernel (fetch-debian-kernel.sh amd64 --all-modules)" >> "$sums"
     fi

@@ -92,8 +92,11 @@ int ArgumentRegisters::next(const ArgumentShape& argument) {
             return kNotInRegister; // in memory: takes no register
         size = cc_.registerSize;   // a pointer to a copy
     }
-    if (size == 0) { // an incomplete type: the model cannot tell what it takes
-        lost_ = true;
+    if (size == 0) {
+        // gcc and clang give an empty aggregate no register (s390x's by reference, above);
+        // of an incomplete type the model cannot tell what it takes.
+        if (argument.incomplete)
+            lost_ = true;
         return kNotInRegister;
     }
     size_t needed = (size + cc_.registerSize - 1) / cc_.registerSize;

@@ -38,7 +38,10 @@ struct ArgumentShape {
     uint64_t size = 0;
     bool isAggregate = false; // struct, union or class by value
     bool isFloat = false;
-    bool isPointer = false; // or a reference
+    bool isPointer = false;  // or a reference
+    bool incomplete = false; // declared only, or of unknown type: its size is not known
+    // A struct or union without members (a GNU C extension): size 0, and complete.
+    bool isEmptyAggregate() const { return isAggregate && size == 0 && !incomplete; }
 };
 
 // Assigns a function's arguments to registers in order, as the convention does.

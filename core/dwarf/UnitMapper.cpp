@@ -665,6 +665,7 @@ private:
     // A parameter's type as the calling convention sees it, through typedefs and qualifiers.
     ArgumentShape argumentShape(DieOffset type) const {
         ArgumentShape shape;
+        shape.incomplete = true; // until a type with a size is reached
         for (int hops = 0; hops < 64; ++hops) {
             const Die* d = dieAt(type);
             if (!d)
@@ -694,6 +695,7 @@ private:
             shape.size = d->has(kHasByteSize) ? d->byteSize
                          : pointerLike        ? unit_.addressSize
                                               : byteSizeOf(d->type);
+            shape.incomplete = shape.size == 0 && !d->has(kHasByteSize);
             return shape;
         }
         return shape;
@@ -775,7 +777,8 @@ private:
             DieOffset type = param.type != kNoDie ? param.type : origin ? origin->type : kNoDie;
             po.type = resolve(type);
             ArgumentShape shape = argumentShape(type);
-            anyAggregate |= shape.isAggregate;
+            // One without members has none to classify (below).
+            anyAggregate |= shape.isAggregate && !shape.isEmptyAggregate();
             size_t position = p;
             if (origin) {
                 auto it = std::find(declared.begin(), declared.end(), indexOf(*origin));

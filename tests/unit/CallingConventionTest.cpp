@@ -90,6 +90,21 @@ TEST_CASE("aggregates and floating-point values as each ABI passes them") {
     CHECK(assign(EM_MIPS, 4, {kInt, kDouble, kInt}) == std::vector<int>{4, -1, -1});
 }
 
+TEST_CASE(
+    "an empty struct takes no register, but s390x's reference; an incomplete type ends the count") {
+    const ArgumentShape empty{.size = 0, .isAggregate = true};
+    const ArgumentShape incomplete{.size = 0, .isAggregate = true, .incomplete = true};
+    CHECK(assign(EM_X86_64, 8, {kLong, empty, kLong}) == std::vector<int>{5, -1, 4});
+    CHECK(assign(EM_AARCH64, 8, {kLong, empty, kLong}) == std::vector<int>{0, -1, 1});
+    CHECK(assign(EM_PPC64, 8, {kLong, empty, kLong}) == std::vector<int>{3, -1, 4});
+    CHECK(assign(EM_RISCV, 8, {kLong, empty, kLong}) == std::vector<int>{10, -1, 11});
+    CHECK(assign(EM_386, 4, {kInt, empty, kInt}) == std::vector<int>{0, -1, 2});
+    CHECK(assign(EM_ARM, 4, {kInt, empty, kInt}) == std::vector<int>{0, -1, 1});
+    CHECK(assign(EM_MIPS, 4, {kInt, empty, kInt}) == std::vector<int>{4, -1, 5});
+    CHECK(assign(EM_S390, 8, {kLong, empty, kLong}) == std::vector<int>{2, 3, 4});
+    CHECK(assign(EM_X86_64, 8, {kLong, incomplete, kLong}) == std::vector<int>{5, -1, -1});
+}
+
 TEST_CASE("targets without a known convention are not checked") {
     CHECK(callingConventionOf(target(EM_MIPS, 4, EF_MIPS_ABI2)) == nullptr); // n32
     CHECK(callingConventionOf(target(EM_X86_64, 4)) == nullptr);             // x32

@@ -520,8 +520,8 @@ TEST_CASE("references resolve however the DIE offsets are spread") {
         sized(b.add(DW_TAG_base_type, "int"), 4).encoding = DW_ATE_signed;
         constexpr int kChain = 300;
         std::vector<std::string> names;
-        for (int k = 0; k < kChain; ++k)
-            names.push_back("t" + std::to_string(k));
+        for (int k = 0; k < kChain; ++k) // appended, not "t" + ...: gcc 12's -Wrestrict misfires
+            names.push_back(std::string("t").append(std::to_string(k)));
         for (int k = 0; k < kChain; ++k)
             b.add(DW_TAG_typedef, names[k]);
         b.add(DW_TAG_typedef, "dangling");
