@@ -819,8 +819,10 @@ private:
             const bool inMemory = reg < 0 && inFrame(param);
             if (reg < 0 && !inMemory) {
                 po.facts |= kParamNotArriving; // no location, a constant, or not a register
-                // Without a model of the convention, that is a parameter not passed.
-                if (!registers)
+                // Where no model of the convention says where it arrives (none for the
+                // target, or past an argument the model cannot place), that is a parameter
+                // not passed.
+                if (!registers || registers->lost())
                     po.facts |= kParamOptimizedOut;
                 // A pointer or aggregate the code does not receive may have been replaced by
                 // what it points to or by its members (gcc's IPA-SRA, clang's argument

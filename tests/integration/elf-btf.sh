@@ -177,13 +177,13 @@ failure)
     ;;
 vmlinux)
     require_file "$arg" "fetch it with scripts/fetch-debian-kernel.sh"
+    # At most three copies at once: two files and the one --in-place writes beside them.
+    require_copies 3 "$arg"
     status=0
     "$BTFORGE" --quiet convert "$arg" --elf -o "$work/refused" 2> "$work/err" || status=$?
     [ "$status" = 1 ] && grep -q SHF_ALLOC "$work/err" || fail "allocated .BTF not refused ($status)"
     [ ! -e "$work/refused" ] || fail "output left after a refusal"
     echo "refused: $(cat "$work/err")"
-    # At most three copies at once: two files and the one --in-place writes beside them.
-    require_space $((3 * $(stat -c %s "$arg") + (64 << 20))) "three copies of $arg"
     # As in a kernel build, before the BTF is linked in: the allocated .BTF renamed out of the
     # way (objcopy cannot remove it: relocations refer to __start_BTF).
     objcopy --rename-section .BTF=.BTF.linked "$arg" "$work/vmlinux"

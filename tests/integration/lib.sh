@@ -29,13 +29,14 @@ runnable_copy() {
 require_file() {
     [ -r "$1" ] || skip "$1 is not here${2:+ ($2)}"
 }
-# require_space BYTES WHAT: copies of a kernel take gigabytes; on a fuller disk say so and skip,
-# rather than fail midway with ENOSPC.
-require_space() {
-    local free
+# require_copies N FILE: copies of a kernel take gigabytes; unless the temporary directory has
+# room for N copies of FILE (and some), say so and skip, rather than fail midway with ENOSPC.
+require_copies() {
+    local need free
+    need=$(($1 * $(stat -c %s "$2") + (64 << 20)))
     free=$(df --output=avail -B1 "$work" | tail -n 1)
-    [ "$free" -ge "$1" ] ||
-        skip "$2 needs $(($1 >> 20)) MiB free in $(dirname "$work"); it has $((free >> 20)) MiB"
+    [ "$free" -ge "$need" ] ||
+        skip "$1 copies of $2 need $((need >> 20)) MiB free in $(dirname "$work"); it has $((free >> 20)) MiB"
 }
 
 # base_args "$@": for scripts that take [-B BASE] INPUT. Sets base (btforge's -B BASE),

@@ -27,6 +27,8 @@ module) base=$1 input=$2 ;;
 esac
 require_file "$input" "fetch it with scripts/fetch-debian-kernel.sh"
 [ -z "$base" ] || require_file "$base"
+# kernel: vmlinux, its copy with .BTF and what objcopy dumps, below.
+[ "$mode" != kernel ] || require_copies 3 "$input"
 
 mkdir "$work/bin"
 ln -s "$BTFORGE" "$work/bin/pahole"
@@ -59,7 +61,6 @@ if [ "$mode" = kernel ]; then
     same "-J -j --btf_gen_floats --lang_exclude=rust" "--features var,float,decl_tag,type_tag,enum64"
     # And into the ELF, as link-vmlinux.sh runs it: on a vmlinux whose linked-in .BTF is renamed
     # out of the way (the state of .tmp_vmlinux.btf before pahole runs).
-    require_space $((3 * $(stat -c %s "$input") + (64 << 20))) "three copies of $input"
     objcopy --rename-section .BTF=.BTF.linked "$input" "$work/vmlinux"
     pahole -J -j --btf_gen_floats --lang_exclude=rust "$work/vmlinux" || fail "pahole -J failed"
     objcopy --dump-section .BTF="$work/vmlinux.btf" "$work/vmlinux" "$work/scratch"
