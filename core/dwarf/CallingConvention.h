@@ -58,8 +58,6 @@ public:
     bool passesInMemory(const ArgumentShape& argument) const;
     // How many argument registers the arguments so far have taken.
     size_t used() const { return slot_; }
-    // Whether an argument so far could not be placed, and so none after it is.
-    bool lost() const { return lost_; }
     // How many registers BPF's model gives the next argument that the convention does not:
     // the model gives every argument the next ones in turn, as many as its size takes (an
     // aggregate passed in memory, one), where the convention passes that aggregate in memory

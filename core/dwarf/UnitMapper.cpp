@@ -818,12 +818,9 @@ private:
             // In the caller's frame at entry: passed in memory, if the convention says so too.
             const bool inMemory = reg < 0 && inFrame(param);
             if (reg < 0 && !inMemory) {
-                po.facts |= kParamNotArriving; // no location, a constant, or not a register
-                // Where no model of the convention says where it arrives (none for the
-                // target, or past an argument the model cannot place), that is a parameter
-                // not passed.
-                if (!registers || registers->lost())
-                    po.facts |= kParamOptimizedOut;
+                // No location, a constant, the caller's value: a parameter the code is not
+                // passed, wherever the convention (if one is known) would put it.
+                po.facts |= kParamNotArriving | kParamOptimizedOut;
                 // A pointer or aggregate the code does not receive may have been replaced by
                 // what it points to or by its members (gcc's IPA-SRA, clang's argument
                 // promotion), which arrive undescribed; unless the DWARF gives its value.

@@ -62,16 +62,30 @@ echo "FUNCs pahole emits and btforge does not ($(wc -l < "$work/only-pahole")), 
 explain "$work/only-pahole" "$work/our-reasons" btforge
 echo "FUNCs btforge emits and pahole does not ($(wc -l < "$work/only-btforge")), with pahole's reason:"
 explain "$work/only-btforge" "$work/their-reasons" pahole
-# Where btforge says 'optimized parameters' and pahole keeps the function, the code is a gcc
-# clone (.isra/.constprop) split into hot and cold parts (a .cold symbol): its DWARF gives the
-# address as DW_AT_ranges, which pahole does not read, so pahole misses that the code is the
-# clone. Upstream skips such clones when it sees them (commit fb8328e): same rule, seen more.
+# Where btforge says 'optimized parameters' and pahole keeps the function, either the code is a
+# gcc clone (.isra/.constprop) split into hot and cold parts (a .cold symbol): its DWARF gives
+# the address as DW_AT_ranges, which pahole does not read, so pahole misses that the code is the
+# clone (upstream skips such clones when it sees them, commit fb8328e: same rule, seen more);
+# or each parameter btforge names is past the six argument registers, where pahole checks
+# nothing, and llvm-dwarfdump shows the clone is not passed it (at entry: no location, a
+# constant, or DW_OP_GNU_parameter_ref, the caller's value).
 nm "$vmlinux" | awk '$3 ~ /\.(isra|constprop)\.[0-9]+\.cold$/ { sub(/\..*/, "", $3); print $3 }' |
     sort -u > "$work/cold-clones"
+not_passed_on_stack() { # name
+    local detail die n locations
+    detail=$(awk -F '\t' -v n="$1" '$1 == n {print $2; exit}' "$work/our-reasons")
+    die=$(sed -n 's/.*(DIE \(0x[0-9a-f]*\)))$/\1/p' <<< "$detail")
+    [ -n "$die" ] || return 1
+    locations=$("$(dirname "$0")/../../scripts/param-locations.sh" "$vmlinux" "$die")
+    for n in $(grep -oE "[0-9]+ '[^']*'" <<< "$detail" | cut -d' ' -f1); do
+        grep -qE "#$n [^;]*= (\(GNU_parameter_ref[^)]*\)|const|none) \[slot stack\]" <<< "$locations" ||
+            return 1
+    done
+}
 while IFS= read -r name; do
     grep -q "^$name$(printf '\t')optimized parameters" "$work/our-reasons" || continue
-    grep -qx "$name" "$work/cold-clones" ||
-        { echo "  $name: not a cold-split clone"; unexplained=$((unexplained + 1)); }
+    grep -qx "$name" "$work/cold-clones" || not_passed_on_stack "$name" ||
+        { echo "  $name: neither a cold-split clone nor short of a stack argument"; unexplained=$((unexplained + 1)); }
 done < "$work/only-pahole"
 echo "by reason:"
 cut -d: -f2- <(explain "$work/only-pahole" "$work/our-reasons" btforge) | sed 's/ (.*//' |

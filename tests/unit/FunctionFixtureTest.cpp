@@ -309,3 +309,39 @@ TEST_CASE(
         CHECK(funcs(*loaded.graph, "unused").size() == 1);
     }
 }
+
+TEST_CASE("a clone's parameter past the argument registers, given as a value, is not passed") {
+    // x86-64: the seventh argument goes on the stack. Debian's amd64 can_vma_merge_after.isra.0
+    // and devlink_nl_rate_fill.constprop.0 describe theirs by the caller's value: not passed,
+    // so a FUNC would have BPF read a stack slot the caller never wrote.
+    Fixture f;
+    f.textAddress = kText;
+    auto withSevenParameters = [](Die function) {
+        const uint8_t registers[] = {1, 2, 8, 9}; // rdx rcx r8 r9, after a and b
+        const char* names[] = {"c", "d", "e", "f", "g"};
+        for (size_t i = 0; i < 5; ++i) {
+            Attribute location = i < 4 ? inRegister(registers[i])
+                                       : Attribute{DW_AT_location, DW_FORM_exprloc,
+                                                   Bytes{{DW_OP_lit3, DW_OP_stack_value}}};
+            function.children.push_back({DW_TAG_formal_parameter,
+                                         {{DW_AT_name, DW_FORM_string, names[i]},
+                                          {DW_AT_type, DW_FORM_ref4, "one.clong"},
+                                          location}});
+        }
+        return function;
+    };
+    f.units = {gccUnit("one.c", 8,
+                       {withSevenParameters(function("one.c", "fill", kText, 5, 4, false)),
+                        withSevenParameters(function("one.c", "unused", kText + 0x10, 5, 4))})};
+    f.symbols = {{"fill.constprop.0", kText, 0x10, STT_FUNC, STB_LOCAL},
+                 {"unused", kText + 0x10, 0x10}};
+    for (const std::string& loader : dwarfLoaders()) {
+        INFO(loader);
+        Loaded loaded = loadFixture(loader, f);
+        REQUIRE(loaded.graph);
+        CHECK(funcs(*loaded.graph, "fill").empty());
+        CHECK(loaded.skipped.find("fill : skipping BTF encoding of function due to "
+                                  "optimized parameters") != std::string::npos);
+        CHECK(funcs(*loaded.graph, "unused").size() == 1); // not a clone: its callers pass g
+    }
+}
