@@ -42,5 +42,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 echo "installing: ${missing[*]}" >&2
-apt-get update -qq >&2
+# A mirror in mid-sync fails the update for some index; the lists at hand may still do (the
+# install below names what they cannot give).
+apt-get update -qq >&2 || echo "warning: apt-get update failed: installing from the package lists at hand" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -126,7 +126,8 @@ arch_table() {
             libc6-dev-ppc64el-cross"
         image=vmlinux
         qemu_package="qemu-system-ppc"
-        qemu=(qemu-system-ppc64 -M pseries -m 512)
+        # No display: pseries' default VGA card needs seabios' ROM, which qemu only recommends.
+        qemu=(qemu-system-ppc64 -M pseries -m 512 -vga none)
         console=hvc0
         arch_config="CONFIG_PPC64 CONFIG_PPC_BOOK3S_64 CONFIG_CPU_LITTLE_ENDIAN CONFIG_PPC_PSERIES
             CONFIG_PPC_OF_BOOT_TRAMPOLINE CONFIG_HVC_CONSOLE CONFIG_ALTIVEC CONFIG_VSX"
@@ -213,6 +214,11 @@ phase_end() {
 }
 
 # --- host packages -------------------------------------------------------------------------
+# A mirror in mid-sync fails the update for some index (often another architecture's); the lists
+# at hand may still do, and what they cannot give fails by name where it is asked for.
+update_package_lists() {
+    apt-get update -qq || note "apt-get update failed: going on with the package lists at hand"
+}
 install_packages() {
     local missing=() p
     for p in "$@"; do
@@ -221,8 +227,7 @@ install_packages() {
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     note "installing ${missing[*]}"
-    # A mirror in mid-sync fails the update for some index; the lists at hand may still do.
-    apt-get update -qq || note "apt-get update failed: installing from the package lists at hand"
+    update_package_lists
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
         > /dev/null
 }
@@ -285,12 +290,12 @@ else
         ! grep -qx "$deb_arch" <<< "$(dpkg --print-foreign-architectures)"; then
         note "adding the $deb_arch architecture to dpkg"
         dpkg --add-architecture "$deb_arch"
-        apt-get update -qq
+        update_package_lists
     fi
     download() { (cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$1"); }
     for p in $sysroot_packages; do
         if ! compgen -G "$debs/${p}_*_$deb_arch.deb" > /dev/null; then
-            download "$p:$deb_arch" || { apt-get update -qq && download "$p:$deb_arch"; } ||
+            download "$p:$deb_arch" || { update_package_lists && download "$p:$deb_arch"; } ||
                 die "cannot download $p:$deb_arch"
         fi
     done
