@@ -73,7 +73,7 @@ mkdir -m 700 "$XDG_CACHE_HOME"
 
 find "$kernel/all-modules" -name '*.ko' | sort > "$out/modules"
 count=$(wc -l < "$out/modules")
-echo "machine: $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+echo "machine: $(machine)"
 echo "tools: $("$btforge" --version); pahole master $("$master" --version); Debian pahole $(pahole --version)"
 echo "input: $kernel ($count modules)"
 

@@ -1,4 +1,10 @@
-# Sourced by the bench scripts. pahole_master TOOLS OUT: a runnable copy of upstream pahole as
+# Sourced by the bench scripts. machine: what a benchmark ran on (CPUs, their model, memory), for
+# the figures' record.
+machine() {
+    echo "$(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+}
+
+# pahole_master TOOLS OUT: a runnable copy of upstream pahole as
 # shared/tools has it (TOOLS) under OUT/pahole-master, its library links restored (the shared
 # tree may store them as files naming their target); prints the path of its pahole, or nothing
 # when TOOLS has none.

@@ -48,7 +48,7 @@ tools_of() { # arch -> the tools measured on it
     echo "${list[@]}"
 }
 
-echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(pahole --version | sed 's/^/pahole /'); ${master:+pahole master $("$master" --version); }$("$btforge" --version)"
+echo "machine: $(machine); $(pahole --version | sed 's/^/pahole /'); ${master:+pahole master $("$master" --version); }$("$btforge" --version)"
 for arch in amd64 arm64; do echo "input $arch: ${vmlinux[$arch]} ($(stat -c %s "${vmlinux[$arch]}") bytes)"; done
 printf '%-6s %-13s %-3s %-5s %8s %8s %8s %10s\n' input tool j round wall_s user_s sys_s maxrss_MB
 for round in $(seq "$rounds"); do
