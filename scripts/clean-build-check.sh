@@ -10,8 +10,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BTFORGE_CACHE:-/var/cache/btforge}
 chroot_dir=$cache/clean-bookworm
 [ "$(id -u)" = 0 ] || { echo "error: run as root (debootstrap, chroot)" >&2; exit 1; }
+# A mirror in mid-sync fails the update for some index; the lists at hand may still do (the
+# install names what they cannot give).
+update_lists='apt-get update -qq || echo "warning: apt-get update failed: installing from the package lists at hand" >&2'
 command -v debootstrap > /dev/null || {
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+    sh -c "$update_lists"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
 }
 
 # The packages of the README's by-hand build, as it lists them (its first paragraph on it).
@@ -28,7 +32,7 @@ cleanup() { umount "$chroot_dir/proc" 2> /dev/null || true; }
 trap cleanup EXIT
 mount -t proc proc "$chroot_dir/proc"
 # shellcheck disable=SC2086 # the list is words
-chroot "$chroot_dir" /bin/sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+chroot "$chroot_dir" /bin/sh -c "$update_lists; DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends $packages > /dev/null"
 
 # The committed tree, nothing else.
