@@ -2,6 +2,7 @@
 // graph minimised by partition refinement, and types numbered by the first unit type
 // each stands for, so that the result does not depend on the order units were merged in.
 #include "MergeState.h"
+#include "PairWalk.h"
 #include "PartitionRefinement.h"
 #include "StructuralHash.h"
 #include "TypeLabel.h"
@@ -241,10 +242,7 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
         const Kind kind = labelled.kind(asLabelled(idOf(node)));
         composite[node] = kind == Kind::Struct || kind == Kind::Union;
     }
-    struct Step {
-        uint32_t a, b, next; // a pair whose references are compared, the next of them
-    };
-    std::vector<Step> path;
+    std::vector<detail::PairStep> path;
     size_t stepsLeft = 20'000'000;
     auto equalButDeclarations = [&](uint32_t first, uint32_t second) {
         pairs.clear();
@@ -282,23 +280,14 @@ bool GraphMerger::State::addContextualGroups(std::span<const uint32_t> block,
                 known.emplace(a, b, false);
             return false;
         };
-        bool equal = enter(first, second);
-        while (equal && !path.empty()) {
-            Step& top = path.back();
-            if (top.next == world.refs(top.a).size()) {
-                path.pop_back();
-                continue;
-            }
-            const uint32_t i = top.next++;
-            equal = enter(world.refs(top.a)[i], world.refs(top.b)[i]);
-        }
+        const bool equal = detail::walkPairs(world, path, first, second, enter);
         if (equal) {
             for (uint64_t met : assumed) {
                 if (composite[met >> 32])
                     known.emplace(uint32_t(met >> 32), uint32_t(met), true);
             }
         } else if (!exhausted) {
-            for (const Step& step : path) {
+            for (const detail::PairStep& step : path) {
                 if (composite[step.a])
                     known.emplace(step.a, step.b, false);
             }
@@ -746,7 +735,9 @@ GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     // span of `resolved` was taken before or after partition() filled it was the compiler's
     // choice (clang took it before, empty, and crashed).
     const uint32_t partitioned = partition(block, resolved, tasks);
-    const uint32_t classes = splitEnumDeclarationUses(block, resolved, partitioned);
+    uint32_t classes = splitEnumDeclarationUses(block, resolved, partitioned);
+    if (declarations == Declarations::ByContext)
+        classes = foldDeclarationVariants(block, resolved, classes);
 
     // A class holding a base type is that type; the others become new types, ordered by the
     // first unit type any of their members (resolved declarations included) stood for.

@@ -147,6 +147,9 @@ struct GraphMerger::State {
                              std::vector<NameGroup>& groups, bool& cutShort) const;
     uint32_t splitEnumDeclarationUses(std::vector<uint32_t>& block,
                                       std::span<const uint8_t> resolved, uint32_t classes) const;
+    bool declares(uint32_t declaration, uint32_t definition) const;
+    uint32_t foldDeclarationVariants(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
+                                     uint32_t classes) const;
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(ir::TypeId id) const { return canonical(id) != id; }
 

@@ -83,15 +83,7 @@ cd "$work"
 for order in "intf.c port.c kcs.c bt.c" "kcs.c bt.c port.c intf.c"; do
     program=$work/program-${order%%.*}
     "$compiler" -g -O0 -o "$program" $order
-    "$BTFORGE" --quiet convert "$program" -o "$work/ours.btf"
-    "$BTFORGE" --quiet convert "$program" --no-dedup -o "$work/raw.btf"
-    theirs=$("$BTF_ORACLE" dedup "$work/raw.btf" "" "$work/libbpf.btf")
-    ours=$("$BTF_ORACLE" parse "$work/ours.btf")
-    if ! "$BTFORGE" diff -f btf "$work/libbpf.btf" "$work/ours.btf" --max 20 > "$work/diff.txt"; then
-        cat "$work/diff.txt"
-        fail "units $order: btforge's BTF differs from libbpf's dedup of the same types (A: libbpf)"
-    fi
-    [ "$ours" = "$theirs" ] || fail "units $order: libbpf's dedup has $theirs, btforge $ours"
+    ours=$(equals_libbpf_dedup "$program" "units $order")
     # The declaration is gone: each use names one of the two definitions.
     ! "$BPFTOOL" btf dump file "$work/ours.btf" | grep -q "FWD '\(sm_data\|_mac_instance\|mac\)'" ||
         fail "units $order: a declaration is left where libbpf's dedup resolves it"

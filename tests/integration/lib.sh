@@ -83,6 +83,23 @@ section_bytes() {
     dd if="$1" of="$3" bs=64K iflag=skip_bytes,count_bytes skip=$((16#$offset)) \
         count=$((16#$size)) status=none
 }
+# equals_libbpf_dedup PROGRAM WHAT: btforge's BTF of PROGRAM ($work/ours.btf) equals libbpf's
+# btf__dedup (what pahole uses) of the same types, which btforge writes undeduplicated: by
+# meaning (btforge diff) and in type count. Prints the count.
+equals_libbpf_dedup() {
+    local program=$1 what=$2 ours theirs
+    "$BTFORGE" --quiet convert "$program" -o "$work/ours.btf" || fail "$what: btforge failed"
+    "$BTFORGE" --quiet convert "$program" --no-dedup -o "$work/raw.btf" ||
+        fail "$what: btforge --no-dedup failed"
+    theirs=$("$BTF_ORACLE" dedup "$work/raw.btf" "" "$work/libbpf.btf")
+    ours=$("$BTF_ORACLE" parse "$work/ours.btf")
+    if ! "$BTFORGE" diff -f btf "$work/libbpf.btf" "$work/ours.btf" --max 20 > "$work/diff.txt"; then
+        cat "$work/diff.txt" >&2
+        fail "$what: btforge's BTF differs from libbpf's dedup of the same types (A: libbpf)"
+    fi
+    [ "$ours" = "$theirs" ] || fail "$what: libbpf's dedup has $theirs, btforge $ours"
+    echo "$ours"
+}
 # core_library BTFORGE: the libbtforge-core a btforge binary loads (its run path finds it).
 core_library() {
     ldd "$1" | awk '$1 ~ /^libbtforge-core/ {print $3}'

@@ -954,6 +954,47 @@ TEST_CASE("GraphMerger: a declaration's two definitions alike deeper than hashes
     }
 }
 
+TEST_CASE("GraphMerger: one declaration standing in for two definitions, in two worlds") {
+    // glibc's pattern: struct file has a struct lock in one world and a void one in the other;
+    // each world defines struct jump (which points back to its file) in one unit and only
+    // declares it in another, inside one struct wide all declaring units share. libbpf's dedup
+    // compares the declaration as equal to either definition, so each declaring unit's file joins
+    // its own world's: two of each struct. Pairing the declaration with one definition made the
+    // other world's declaring unit a third file, its lock with the first world's types behind it
+    // (tests/integration/dedup-declaration-worlds.sh checks this against libbpf itself).
+    auto unit = [](bool internal, bool definesJump) {
+        Unit u;
+        const TypeId lock = internal ? u.structure("lock", {u.integer("int")}) : kVoidType;
+        const TypeId first = u.next();
+        const TypeId lockPtr = u.ptr(lock);
+        const TypeId widePtr = u.ptr(first + 6);
+        const TypeId file = u.structure("file", {lockPtr, widePtr});
+        const TypeId filePtr = u.ptr(file);
+        const TypeId jump = definesJump ? u.structure("jump", {filePtr}) : u.fwd("jump");
+        u.structure("wide", {u.ptr(jump)}); // its pointer first + 5, itself first + 6
+        return std::move(u.g);
+    };
+    auto count = [](const TypeGraph& g, std::string_view name) {
+        size_t n = 0;
+        for (TypeId id = g.firstId(); id < g.endId(); ++id)
+            n += g.name(id) == name;
+        return n;
+    };
+    // Definitions first, as glibc's libio units come.
+    std::vector<TypeGraph> units;
+    units.push_back(unit(true, true));
+    units.push_back(unit(false, true));
+    units.push_back(unit(true, false));
+    units.push_back(unit(false, false));
+    for (const std::vector<size_t>& order : {std::vector<size_t>{0, 1, 2, 3}, {3, 2, 1, 0}}) {
+        const TypeGraph merged = mergeAll(units, order).graph;
+        CHECK(count(merged, "file") == 2);
+        CHECK(count(merged, "wide") == 2);
+        CHECK(count(merged, "jump") == 2);
+        CHECK(isMinimal(merged));
+    }
+}
+
 TEST_CASE("GraphMerger: pairing declarations by context costs a bounded number of steps") {
     // Hundreds of variants of one struct, alike down long chains (as a kernel's Rust units make
     // of C structs), are compared pairwise while a declaration of a name with two definitions
