@@ -46,9 +46,20 @@ std::vector<std::string> candidates(const std::string& name, const std::string& 
         auto slash = inputPath.rfind('/');
         paths.push_back(slash == std::string::npos ? name : inputPath.substr(0, slash + 1) + name);
     }
-    if (id.size() > 2)
-        paths.push_back("/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) +
-                        ".debug");
+    const std::string byId = id.size() > 2 ? "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" +
+                                                 id.substr(2) + ".debug"
+                                           : "";
+    // An input in an unpacked debug package (ROOT/usr/lib/debug/...: dpkg-deb -x, rpm2cpio)
+    // names its alt file as installed: look under ROOT too, before the system's.
+    if (const size_t at = inputPath.rfind("/usr/lib/debug/"); at != std::string::npos && at > 0) {
+        const std::string root = inputPath.substr(0, at);
+        if (name.starts_with('/'))
+            paths.push_back(root + name);
+        if (!byId.empty())
+            paths.push_back(root + byId);
+    }
+    if (!byId.empty())
+        paths.push_back(byId);
     return paths;
 }
 
@@ -129,7 +140,8 @@ Expected<std::unique_ptr<AltFile>> AltFile::attach(Dwarf* main, const std::strin
         dwarf_setalt(main, alt->dwarf_);
         return alt;
     }
-    return Error::badInput(link + ": " + (problem.empty() ? "not found" : problem));
+    return Error::badInput(
+        link + ": " + (problem.empty() ? "not found (name it with --dwarf-alt FILE)" : problem));
 }
 
 AltFile::~AltFile() {

@@ -17,8 +17,9 @@ namespace btforge::dwarf {
 class AltFile {
 public:
     // The alt file of `main`, the DWARF of `inputPath`: `explicitPath` when given (--dwarf-alt),
-    // else the link's name as written if absolute, relative to the input's directory if not,
-    // then /usr/lib/debug/.build-id/NN/REST.debug. Null when the input has no link.
+    // else the link's name as written if absolute, relative to the input's directory if not;
+    // for an input under ROOT/usr/lib/debug/, the absolute name and the build-id path below
+    // under ROOT; then /usr/lib/debug/.build-id/NN/REST.debug. Null when the input has no link.
     static Expected<std::unique_ptr<AltFile>> attach(Dwarf* main, const std::string& inputPath,
                                                      const std::string& explicitPath);
     ~AltFile();

@@ -10,8 +10,8 @@
 #               loaders); devices are refused; a stream past --stream-limit is an error
 #   truncated   an input truncated while it is read is one error line, exit 1, nothing left
 #   alt-links   a .gnu_debugaltlink naming /etc/shadow, a FIFO, /proc/self/mem, a device, a file
-#               with another build-id is one error line; ../ resolves beside the input;
-#               --dwarf-alt names the file; a .gnu_debuglink or a split unit's .dwo naming a
+#               with another build-id is one error line; ../ resolves beside the input, an
+#               installed name under an unpacked package's tree; --dwarf-alt names the file; a .gnu_debuglink or a split unit's .dwo naming a
 #               FIFO is never opened
 #   jobs        -j outside 0..1024 is one usage error line
 #   long-name   an output whose name is 250 characters long
@@ -232,6 +232,23 @@ alt-links)
     mv "$work/hostile" "$work/sub/relative"
     (cd / && run 0 "$BTFORGE" -q convert "$work/sub/relative" -o "$work/relative.btf")
     cmp -s "$work/relative.btf" "$work/a5.btf" || fail "../NAME beside the input differs"
+    # An input in an unpacked debug package names its alt file as installed (an absolute
+    # /usr/lib/debug/.dwz/ name): found under the tree's root, as under /; by build-id too.
+    tree=$work/unpacked/usr/lib/debug
+    mkdir -p "$tree/.build-id/ab" "$tree/.dwz/test"
+    cp "$work/common5.debug" "$tree/.dwz/test/common.debug"
+    relink /usr/lib/debug/.dwz/test/common.debug
+    mv "$work/hostile" "$tree/.build-id/ab/cdef.debug"
+    run 0 "$BTFORGE" -q convert "$tree/.build-id/ab/cdef.debug" -o "$work/unpacked.btf"
+    cmp -s "$work/unpacked.btf" "$work/a5.btf" || fail "the unpacked tree's alt file differs"
+    id=$(od -An -tx1 -v "$work/build-id.bin" | tr -d ' \n')
+    mkdir -p "$tree/.build-id/${id:0:2}"
+    mv "$tree/.dwz/test/common.debug" "$tree/.build-id/${id:0:2}/${id:2}.debug"
+    run 0 "$BTFORGE" -q convert "$tree/.build-id/ab/cdef.debug" -o "$work/unpacked.btf"
+    cmp -s "$work/unpacked.btf" "$work/a5.btf" || fail "the unpacked tree's alt file by build-id"
+    rm "$tree/.build-id/${id:0:2}/${id:2}.debug"
+    run 1 "$BTFORGE" -q convert "$tree/.build-id/ab/cdef.debug" -o "$work/x"
+    says "not found \(name it with --dwarf-alt FILE\)$"
     # --dwarf-alt names the file; its build-id is still checked.
     mv "$work/common5.debug" "$work/renamed.debug"
     run 1 "$BTFORGE" -q convert "$work/a5" -o "$work/x"
@@ -261,7 +278,8 @@ alt-links)
         says "a skeleton unit: its DWARF is in 'prog-layouts.dwo'"
     done
     [ ! -e "$work/split.btf" ] || fail "a refused skeleton unit left an output"
-    echo "alt-links: 9 hostile .gnu_debugaltlink names refused, ../ beside the input, --dwarf-alt;" \
+    echo "alt-links: 9 hostile .gnu_debugaltlink names refused, ../ beside the input, an" \
+        "unpacked package's tree, --dwarf-alt;" \
         ".gnu_debuglink and .dwo files never opened"
     ;;
 jobs)
