@@ -1,7 +1,5 @@
 #include "BaseDeclarations.h"
 
-#include <algorithm>
-#include <iterator>
 #include <unordered_map>
 
 namespace btforge::dedup {
@@ -13,15 +11,12 @@ bool EarlyResolution::narrow(const GraphMerger::Result& result) {
     if (!result.earlyEnumRedefined && result.redefinedDeclarations.empty())
         return false;
     enums = enums && !result.earlyEnumRedefined;
-    std::vector<std::string> names;
-    std::ranges::set_union(ownNames, result.redefinedDeclarations, std::back_inserter(names));
-    ownNames = std::move(names);
+    structs = structs && result.redefinedDeclarations.empty();
     return true;
 }
 
-BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index,
-                                   std::vector<std::string> ownNames)
-    : base_(base), index_(index), ownNames_(std::move(ownNames)) {}
+BaseDeclarations::BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index, bool structs)
+    : base_(base), index_(index), structs_(structs) {}
 
 TypeId BaseDeclarations::onlyDefinition(Kind family, std::string_view name) const {
     TypeId found = ir::kVoidType;
@@ -54,9 +49,8 @@ TypeId BaseDeclarations::onlyEnumDefinition(std::string_view name, uint32_t size
 void BaseDeclarations::resolveDeclarations(const ir::TypeGraph& unit,
                                            std::vector<TypeId>& preMapped,
                                            std::vector<TypeId>& placeholders) const {
-    for (TypeId id = 1; id < unit.endId(); ++id) {
-        if (unit.kind(id) != Kind::Fwd || preMapped[id - 1] != kNotPreMapped ||
-            std::binary_search(ownNames_.begin(), ownNames_.end(), unit.name(id)))
+    for (TypeId id = 1; structs_ && id < unit.endId(); ++id) {
+        if (unit.kind(id) != Kind::Fwd || preMapped[id - 1] != kNotPreMapped)
             continue;
         const TypeId definition = onlyDefinition(
             unit.getAs<ir::FwdType>(id).isUnion ? Kind::Union : Kind::Struct, unit.name(id));

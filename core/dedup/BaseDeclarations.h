@@ -10,7 +10,6 @@
 
 #include "btforge/ir/TypeGraph.h"
 
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,18 +19,21 @@ namespace btforge::dedup {
 // the input (GraphMerger::Result says which). A round leaves out all that rounds before it left
 // out, and more, so rounds end.
 struct EarlyResolution {
-    bool enums = true;                 // resolveEnumDeclarations (over a lazy base)
-    std::vector<std::string> ownNames; // sorted: what resolveDeclarations leaves to the merger
+    bool enums = true; // resolveEnumDeclarations (over a lazy base)
+    // resolveDeclarations. Once an own type redefines a name the base defines, none: the
+    // module's copies of base structs that reach its definition differ from one another only
+    // where a unit declared a struct the others defined, which finish() compares as libbpf does
+    // only if it sees the declaration (cxgb4.ko's copies of task_struct, which reach its own
+    // struct sched_class).
+    bool structs = true;
     // Whether `result` asks for another round; narrows this for it.
     bool narrow(const GraphMerger::Result& result);
 };
 
 class BaseDeclarations {
 public:
-    // `ownNames`, sorted: struct and union names the input defines too, differently from the
-    // base (GraphMerger::Result::redefinedDeclarations).
-    BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index,
-                     std::vector<std::string> ownNames = {});
+    // `structs`: whether resolveDeclarations resolves anything (EarlyResolution::structs).
+    BaseDeclarations(const ir::TypeGraph& base, const BaseIndex& index, bool structs = true);
 
     // A unit often only declares a struct the base defines (`struct pid_namespace;`): the
     // declaration means the base's struct when the base has one struct of that name and the
@@ -65,7 +67,7 @@ private:
 
     const ir::TypeGraph& base_;
     const BaseIndex& index_;
-    std::vector<std::string> ownNames_;
+    bool structs_;
 };
 
 } // namespace btforge::dedup

@@ -677,33 +677,21 @@ bool GraphMerger::State::earlyEnumRedefined() const {
     return false;
 }
 
-// A definition is the base's as libbpf first compares two: name, size, and each member's name,
-// offset and bitfield size, not its type (the label, TypeLabel.h). An own struct alike the base's
-// differs only through what it refers to (cxgb4.ko's copy of struct net_device, which reaches the
-// driver's own struct sched_class through task_struct): its name still has one definition, and a
-// declaration of it may stay the base's. One unlike every base definition of its name (amdgpu.ko's
-// struct gpio) makes the name ambiguous.
+// Names units resolved to the base's one definition early that an own struct or union defines
+// too. Unlike the base's (amdgpu.ko's struct gpio), it makes the name ambiguous. Alike, it
+// differs only through what it refers to (cxgb4.ko's copies of base structs that reach its own
+// struct sched_class): a unit that declared the name then pointed at the base where libbpf
+// compares the declaration as equal to the module's copy, and its copy of the types around stayed
+// apart from the defining unit's. Either way, merging again without early resolution
+// (EarlyResolution::structs) leaves those declarations to finish().
 std::vector<std::string> GraphMerger::State::redefinedDeclarations() const {
-    std::vector<TypeId> refs; // labelOf appends a type's references: unused here
-    auto labelIn = [&](const TypeGraph& graph, TypeId type) {
-        refs.clear();
-        return detail::labelOf(graph, type, refs);
-    };
     std::set<std::string_view> names; // sorted and once each: the result is the input's
     for (TypeId id = firstOwn; !earlyDeclarations.empty() && id < ownEnd(); ++id) {
         const TypeId type = asLabelled(id);
         const Kind kind = labelled.kind(type);
-        const std::string_view name = labelled.name(type);
-        if ((kind != Kind::Struct && kind != Kind::Union) || !earlyDeclarations.contains(name) ||
-            names.contains(name))
-            continue;
-        const LabelHash label = labelIn(labelled, type);
-        bool alike = false;
-        baseIndex->forEachNamed(kind, name, [&](TypeId definition) {
-            return alike = labelIn(*base, definition) == label;
-        });
-        if (!alike)
-            names.insert(name);
+        if ((kind == Kind::Struct || kind == Kind::Union) &&
+            earlyDeclarations.contains(labelled.name(type)))
+            names.insert(labelled.name(type));
     }
     return {names.begin(), names.end()};
 }

@@ -56,7 +56,7 @@ public:
         rules_ = partialRules_;
         rules_.observe = hasFunctionSymbol_;
         if (base)
-            baseDeclarations_.emplace(*base, *merger_.baseIndex(), early.ownNames);
+            baseDeclarations_.emplace(*base, *merger_.baseIndex(), early.structs);
         resolveEnums_ = early.enums && merger_.lazyBase();
     }
 

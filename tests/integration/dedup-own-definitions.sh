@@ -137,4 +137,69 @@ for order in "enum-declaring.o enum-ops.o enum-other.o" "enum-other.o enum-ops.o
     ! grep -q "ENUM 'req' .* vlen=0" ours.txt || fail "enum units $order: the declaration is left"
     echo "enum units $order: equal to pahole master by meaning, one struct ops"
 done
+# A module defining its own struct of a base name that base structs reach (cxgb4.ko's struct
+# sched_class, which task_struct points to): its units' copies of those structs reach it. One
+# unit defines struct mm, another only declares it. libbpf compares the declaration as equal to
+# the defining unit's mm, so the module has one struct task; btforge once took the declaration
+# for the base's mm (the base defines one), and wrote two (cxgb4.ko: three task_struct). A unit
+# declaring sched_class too has the base's task. Not tested: that unit after the other two when
+# the declaring one comes first (sched-user.o sched.o task-user.o): libbpf pairs the declaration
+# of mm with the definition the first comparison meets it with, btforge with the first
+# definition met (the base's), and writes two.
+cat > "$work/sched-base.c" << 'EOF'
+struct sched_class { int (*enqueue)(void *rq); int priority; };
+struct mm;
+struct task { const struct sched_class *sched; int pid; struct mm *mm; };
+struct mm { struct task *owner; long pages; };
+struct task init_task;
+int main(void) { return init_task.pid; }
+EOF
+cat > "$work/sched.c" << 'EOF'
+struct sched_class { int port; int rate; };
+struct mm;
+struct task { const struct sched_class *sched; int pid; struct mm *mm; };
+struct mm { struct task *owner; long pages; };
+struct mm *sched_mm;
+struct sched_class *classes;
+EOF
+cat > "$work/sched-user.c" << 'EOF'
+struct sched_class { int port; int rate; };
+struct mm;
+struct task { const struct sched_class *sched; int pid; struct mm *mm; };
+struct task *user_task;
+EOF
+cat > "$work/task-user.c" << 'EOF'
+struct sched_class;
+struct mm;
+struct task { const struct sched_class *sched; int pid; struct mm *mm; };
+struct task *other_task;
+EOF
+"$compiler" -g -O0 -o sched-base sched-base.c
+"$BTFORGE" --quiet convert sched-base -o sched-base.btf
+"$compiler" -g -O0 -c sched.c sched-user.c task-user.c
+for order in "sched.o sched-user.o" "sched-user.o sched.o" "task-user.o sched.o sched-user.o" \
+    "sched.o task-user.o sched-user.o"; do
+    ld -r -o sched.ko $order
+    "$work/master/pahole" -J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs \
+        --lang_exclude=rust --btf_base sched-base.btf --btf_encode_detached=pahole.btf sched.ko \
+        > /dev/null 2>&1 || fail "upstream pahole failed on the module ($order)"
+    "$BTFORGE" --quiet convert -B sched-base.btf sched.ko -o ours.btf
+    "$BTFORGE" --quiet convert -B sched-base.btf sched.ko --no-dedup -o raw.btf
+    libbpf=$("$BTF_ORACLE" dedup raw.btf sched-base.btf libbpf.btf)
+    ours=$("$BTF_ORACLE" parse ours.btf sched-base.btf)
+    master=$("$BTF_ORACLE" parse pahole.btf sched-base.btf)
+    for oracle in pahole libbpf; do
+        if ! "$BTFORGE" diff -f btf -B sched-base.btf "$oracle.btf" ours.btf --max 20 > diff.txt
+        then
+            cat diff.txt
+            fail "sched units $order: btforge's split BTF differs from $oracle's (A: $oracle)"
+        fi
+    done
+    [ "$ours" = "$master" ] && [ "$ours" = "$libbpf" ] ||
+        fail "sched units $order: pahole master has $master, libbpf's dedup $libbpf, btforge $ours"
+    tasks=$("$BPFTOOL" --base-btf sched-base.btf btf dump file ours.btf |
+        grep -c "STRUCT 'task'") || true
+    [ "$tasks" = 1 ] || fail "sched units $order: $tasks struct task of the module's, not 1"
+    echo "sched units $order: equal to pahole master and to libbpf's btf__dedup ($ours)"
+done
 echo "PASS: dedup-own-definitions $compiler"

@@ -320,7 +320,7 @@ GraphMerger::Result mergeOverBase(const std::shared_ptr<const TypeGraph>& base,
     dedup::EarlyResolution early;
     for (int round = 1;; ++round) {
         GraphMerger merger(base, GraphMerger::Declarations::ByContext, lazy);
-        const dedup::BaseDeclarations declarations(*base, *merger.baseIndex(), early.ownNames);
+        const dedup::BaseDeclarations declarations(*base, *merger.baseIndex(), early.structs);
         for (size_t i : order) {
             TypeGraph unit = copyOf(units[i]);
             std::vector<TypeId> preMapped(unit.ownCount(), dedup::kNotPreMapped), placeholders;
