@@ -8,10 +8,10 @@ using ir::Kind;
 using ir::TypeId;
 
 bool EarlyResolution::narrow(const GraphMerger::Result& result) {
-    if (!result.earlyEnumRedefined && result.redefinedDeclarations.empty())
+    if (!result.earlyEnumRedefined && !result.earlyDeclarationRedefined)
         return false;
     enums = enums && !result.earlyEnumRedefined;
-    structs = structs && result.redefinedDeclarations.empty();
+    structs = structs && !result.earlyDeclarationRedefined;
     return true;
 }
 

@@ -87,18 +87,16 @@ uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& bloc
         const TypeId id = idOf(node);
         return isOwn(id) ? std::pair{1, ownKey[id - firstOwn]} : std::pair{0, uint64_t{id}};
     };
-    // Each class's structure (a member that is not an alias: all such are alike), first member,
-    // and whether it holds a base type (which nothing may join to another).
+    // Each class's first member that is not an alias (all such are alike: it is also the class's
+    // structure), and whether the class holds a base type (which nothing may join to another).
     constexpr uint32_t kNone = UINT32_MAX;
-    std::vector<uint32_t> rep(classes, kNone), first(classes, kNone);
+    std::vector<uint32_t> first(classes, kNone);
     std::vector<uint8_t> holdsBase(classes, 0);
     for (uint32_t node = 0; node < nodes; ++node) {
         const TypeId id = idOf(node);
         if (isHidden(id) || resolved[node])
             continue;
         const uint32_t cls = block[node];
-        if (rep[cls] == kNone)
-            rep[cls] = node;
         if (first[cls] == kNone || metAt(node) < metAt(first[cls]))
             first[cls] = node;
         holdsBase[cls] = holdsBase[cls] || !isOwn(id);
@@ -107,13 +105,13 @@ uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& bloc
     // size, number of members. Only those with more than one class can fold.
     std::map<std::tuple<Kind, std::string_view, uint32_t, size_t>, std::vector<uint32_t>> alike;
     for (uint32_t cls = 0; cls < classes; ++cls) {
-        if (rep[cls] == kNone)
+        if (first[cls] == kNone)
             continue;
-        const TypeId type = asLabelled(idOf(rep[cls]));
+        const TypeId type = asLabelled(idOf(first[cls]));
         const Kind kind = labelled.kind(type);
         if ((kind != Kind::Struct && kind != Kind::Union) || labelled.name(type).empty())
             continue;
-        const size_t members = world.refs(rep[cls]).size();
+        const size_t members = world.refs(first[cls]).size();
         alike[{kind, labelled.name(type), *ir::sizeOf(labelled, type), members}].push_back(cls);
     }
     ClassForest forest(classes);
@@ -134,7 +132,7 @@ uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& bloc
         auto enter = [&](uint32_t a, uint32_t b) {
             if (forest.find(block[a]) == forest.find(block[b]))
                 return true;
-            b = rep[forest.find(block[b])];
+            b = first[forest.find(block[b])];
             if (b == kNone)
                 return false;
             const auto [at, fresh] = candidateOf.emplace(b, a);
@@ -164,7 +162,7 @@ uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& bloc
             const auto into = holdsBase[cls]
                                   ? kept.end()
                                   : std::find_if(kept.begin(), kept.end(), [&](uint32_t k) {
-                                        return equivalent(first[cls], rep[k]);
+                                        return equivalent(first[cls], first[k]);
                                     });
             if (into == kept.end()) {
                 kept.push_back(cls);

@@ -110,10 +110,10 @@ public:
         // Units map a struct or union declaration to the base's one definition of its name
         // (BaseDeclarations::resolveDeclarations), as libbpf's dedup resolves a declaration
         // whose name has one definition. An own struct or union of the name (amdgpu.ko's own
-        // struct gpio; cxgb4.ko's copies of base structs; see redefinedDeclarations()) makes
-        // that wrong: then these are such names, sorted, the rest is empty, and the units must
-        // be merged again leaving every struct and union declaration to finish().
-        std::vector<std::string> redefinedDeclarations;
+        // struct gpio; cxgb4.ko's copies of base structs; see earlyDeclarationRedefined())
+        // makes that wrong: then this is set, the rest is empty, and the units must be merged
+        // again leaving every struct and union declaration to finish().
+        bool earlyDeclarationRedefined = false;
     };
     // Resolves forward declarations (a FWD, or an enum without enumerators, becomes the one
     // struct, union or enum of its name, when there is exactly one; see Declarations), minimises

@@ -677,30 +677,29 @@ bool GraphMerger::State::earlyEnumRedefined() const {
     return false;
 }
 
-// Names units resolved to the base's one definition early that an own struct or union defines
-// too. Unlike the base's (amdgpu.ko's struct gpio), it makes the name ambiguous. Alike, it
+// Whether an own struct or union defines a name units resolved to the base's one definition
+// early. Unlike the base's (amdgpu.ko's struct gpio), it makes the name ambiguous. Alike, it
 // differs only through what it refers to (cxgb4.ko's copies of base structs that reach its own
 // struct sched_class): a unit that declared the name then pointed at the base where libbpf
 // compares the declaration as equal to the module's copy, and its copy of the types around stayed
 // apart from the defining unit's. Either way, merging again without early resolution
 // (EarlyResolution::structs) leaves those declarations to finish().
-std::vector<std::string> GraphMerger::State::redefinedDeclarations() const {
-    std::set<std::string_view> names; // sorted and once each: the result is the input's
+bool GraphMerger::State::earlyDeclarationRedefined() const {
     for (TypeId id = firstOwn; !earlyDeclarations.empty() && id < ownEnd(); ++id) {
         const TypeId type = asLabelled(id);
         const Kind kind = labelled.kind(type);
         if ((kind == Kind::Struct || kind == Kind::Union) &&
             earlyDeclarations.contains(labelled.name(type)))
-            names.insert(labelled.name(type));
+            return true;
     }
-    return {names.begin(), names.end()};
+    return false;
 }
 
 GraphMerger::Result GraphMerger::State::finish(plugin::TaskRunner* tasks) {
     const bool enumRedefined = earlyEnumRedefined();
-    std::vector<std::string> redefined = redefinedDeclarations();
-    if (enumRedefined || !redefined.empty())
-        return {TypeGraph(base), {}, enumRedefined, false, std::move(redefined)};
+    const bool declarationRedefined = earlyDeclarationRedefined();
+    if (enumRedefined || declarationRedefined)
+        return {TypeGraph(base), {}, enumRedefined, false, declarationRedefined};
     // Give back what only merging needed before the partition allocates.
     release(index);
     release(exactIndex);

@@ -99,7 +99,7 @@ struct GraphMerger::State {
     // share a class with an own type); the base types they refer to are leaves.
     std::vector<ir::TypeId> baseGroupMembers() const;
     bool earlyEnumRedefined() const;
-    std::vector<std::string> redefinedDeclarations() const;
+    bool earlyDeclarationRedefined() const;
     void compactWorld(std::vector<ir::TypeId> baseTypes);
     // finish()'s world node of a merged id and back: the same number, but in a compact world
     // (kNoNode: a base type no type of the world refers to).
@@ -180,7 +180,7 @@ struct GraphMerger::State {
     // GraphMerger::Result::earlyEnumRedefined).
     std::set<std::pair<std::string, uint32_t>> earlyEnums;
     // Names of struct and union declarations units resolved to the base's definition early
-    // (GraphMerger::Result::redefinedDeclarations).
+    // (GraphMerger::Result::earlyDeclarationRedefined).
     std::set<std::string, std::less<>> earlyDeclarations;
     ir::TypeId worldFirst = 0;           // world node n is type worldFirst + n
     std::vector<uint32_t> ownNodeOfId;   // a compact world's node by own id - firstOwn
