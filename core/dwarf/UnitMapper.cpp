@@ -708,6 +708,11 @@ private:
         const Die& die = unit_.dies[index];
         if (die.has(kDeclaration))
             return;
+        // gcc's LTO writes, in each partition, a stub (an abstract origin, no code) for the
+        // functions it refers to; it says nothing its origin does not, and its missing
+        // parameters are not a prototype.
+        if (die.abstractOrigin != kNoDie && !die.has(kHasLowPc))
+            return;
         FunctionDies f = functionChain(die);
         std::string_view name = f.name();
         if (name.empty() || (observe_ && !observe_(name)))

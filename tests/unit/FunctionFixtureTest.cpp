@@ -203,6 +203,30 @@ TEST_CASE("functions from fixtures: symbols, argument registers, several address
     }
 }
 
+TEST_CASE("gcc LTO's stub of a function another partition defines is not a prototype") {
+    // gcc -flto: a partition calling a function defined in another describes it by a stub, an
+    // abstract origin without code or parameters. Taken for a definition, it would disagree
+    // with the real one (pahole: "0 params != 2 params") and the FUNC would be left out.
+    Fixture f;
+    f.machine = EM_X86_64;
+    f.textAddress = kText;
+    Die defined = function("one.c", "adapt", kText, 5, 4);
+    defined.label = "adapt";
+    f.units = {gccUnit("one.c", 8, {defined}),
+               gccUnit("two.c", 8,
+                       {{DW_TAG_subprogram, {{DW_AT_abstract_origin, DW_FORM_ref_addr, "adapt"}}},
+                        function("two.c", "caller", kText + 0x10, 5, 4)})};
+    f.symbols = {{"adapt", kText, 0x10}, {"caller", kText + 0x10, 0x10}};
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        Loaded loaded = loadFixture(loader, f);
+        REQUIRE(loaded.graph);
+        CHECK(loaded.skipped.empty());
+        CHECK(funcs(*loaded.graph, "adapt").size() == 1);
+        CHECK(funcs(*loaded.graph, "caller").size() == 1);
+    }
+}
+
 TEST_CASE("without a model of the convention, a clone does without a parameter given as a value") {
     // x32 (32-bit x86-64): a target btforge knows no convention for. gcc's .constprop clones
     // describe a parameter the caller no longer passes by its value (here DW_OP_lit3,
