@@ -25,7 +25,7 @@ namespace btforge::dedup {
 using ir::Kind;
 using ir::TypeId;
 
-namespace {
+namespace detail {
 
 // Union-find over classes, where the class that takes another stays its root: a class that took
 // one keeps its own structure for the output, so it is pinned and congruence never gives it away.
@@ -53,7 +53,7 @@ private:
     std::vector<uint8_t> pinned_;
 };
 
-} // namespace
+} // namespace detail
 
 // Where a declaration may stand for a definition: the same name, a FWD of the definition's
 // family (struct or union), or an enum without enumerators of its size. Only own declarations:
@@ -76,6 +76,65 @@ bool GraphMerger::State::declares(uint32_t declaration, uint32_t definition) con
     const auto [declSize, isDeclaration] = enumShape(labelled, decl);
     const auto [defSize, isDefinitionDeclaration] = enumShape(labelled, def);
     return isDeclaration && !isDefinitionDeclaration && declSize == defSize;
+}
+
+// libbpf's dedup then resolves a FWD of a name that has one struct or union left, the base's
+// counted (btf_dedup_resolve_fwds), where no type using the declaration said which definition it
+// stands for. vsftpd's units each define struct vsf_session, in variants the fold joins, and one
+// only declares it for a function pointer typedef: that typedef is the definition's.
+void GraphMerger::State::resolveUniqueDeclarations(std::span<const uint32_t> block,
+                                                   std::span<const uint32_t> first,
+                                                   std::span<const uint8_t> holdsBase,
+                                                   detail::ClassForest& forest,
+                                                   std::vector<uint32_t>& folded) const {
+    struct Definitions {
+        uint32_t count = 0; // own classes (the base's types are counted by its index)
+        uint32_t last = 0;  // the last one's class
+    };
+    std::unordered_map<std::string_view, Definitions> byName;
+    std::vector<uint32_t> declarations; // own FWD classes, in class order (deterministic joins)
+    const auto classes = static_cast<uint32_t>(first.size());
+    for (uint32_t cls = 0; cls < classes; ++cls) {
+        if (first[cls] == UINT32_MAX || forest.find(cls) != cls || holdsBase[cls])
+            continue;
+        const TypeId type = asLabelled(idOf(first[cls]));
+        const Kind kind = labelled.kind(type);
+        if (labelled.name(type).empty())
+            continue;
+        if (kind == Kind::Fwd) {
+            declarations.push_back(cls);
+        } else if (kind == Kind::Struct || kind == Kind::Union) {
+            Definitions& named = byName[labelled.name(type)];
+            ++named.count;
+            named.last = cls;
+        }
+    }
+    for (uint32_t cls : declarations) {
+        const TypeId type = asLabelled(idOf(first[cls]));
+        const std::string_view name = labelled.name(type);
+        const auto found = byName.find(name);
+        const Definitions own = found == byName.end() ? Definitions{} : found->second;
+        if (own.count > 1)
+            continue;
+        uint32_t definition = own.last, count = own.count;
+        for (Kind kind : {Kind::Struct, Kind::Union}) {
+            if (!baseIndex)
+                break;
+            baseIndex->forEachNamed(kind, name, [&](TypeId id) {
+                const uint32_t node = nodeOf(canonical(id));
+                definition = node == kNoNode ? UINT32_MAX : forest.find(block[node]);
+                return ++count > 1;
+            });
+        }
+        if (count != 1 || definition == UINT32_MAX)
+            continue;
+        const bool isUnion = labelled.kind(asLabelled(idOf(first[definition]))) == Kind::Union;
+        if (labelled.getAs<ir::FwdType>(type).isUnion != isUnion)
+            continue;
+        forest.pin(definition);
+        forest.join(cls, definition);
+        folded.push_back(cls);
+    }
 }
 
 uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& block,
@@ -114,7 +173,7 @@ uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& bloc
         const size_t members = world.refs(first[cls]).size();
         alike[{kind, labelled.name(type), *ir::sizeOf(labelled, type), members}].push_back(cls);
     }
-    ClassForest forest(classes);
+    detail::ClassForest forest(classes);
     for (uint32_t cls = 0; cls < classes; ++cls) {
         if (holdsBase[cls])
             forest.pin(cls);
@@ -173,6 +232,7 @@ uint32_t GraphMerger::State::foldDeclarationVariants(std::vector<uint32_t>& bloc
             folded.push_back(cls);
         }
     }
+    resolveUniqueDeclarations(block, first, holdsBase, forest, folded);
     if (folded.empty())
         return classes;
 

@@ -26,6 +26,8 @@
 namespace btforge::dedup {
 namespace detail {
 
+class ClassForest; // DeclarationFold.cpp
+
 inline constexpr ir::TypeId kUnmapped = UINT32_MAX;
 
 // Orders the final graph: the first unit type (in input order) a merged type stands for.
@@ -150,6 +152,9 @@ struct GraphMerger::State {
     bool declares(uint32_t declaration, uint32_t definition) const;
     uint32_t foldDeclarationVariants(std::vector<uint32_t>& block, std::vector<uint8_t>& resolved,
                                      uint32_t classes) const;
+    void resolveUniqueDeclarations(std::span<const uint32_t> block, std::span<const uint32_t> first,
+                                   std::span<const uint8_t> holdsBase, detail::ClassForest& forest,
+                                   std::vector<uint32_t>& folded) const;
     // Base types other than the smallest of their class never appear in the world.
     bool isHidden(ir::TypeId id) const { return canonical(id) != id; }
 
