@@ -94,9 +94,8 @@ public:
             } else if (!attributes(*a, start, nullptr)) {
                 return failure_;
             }
-            // A lexical block passes its function's tag down, so parameters stay recognisable.
             if (a->hasChildren)
-                stack.push_back({visit == Visit::Descend ? frame.tag : a->tag, owner});
+                stack.push_back({a->tag, owner});
         }
         return std::nullopt;
     }

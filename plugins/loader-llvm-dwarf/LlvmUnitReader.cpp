@@ -386,8 +386,7 @@ Expected<void> LlvmUnitReader::readUnit(size_t index, UnitDies& out) {
             return badValues(**decl, dieOffset, valuesAt);
         }
         if ((*decl)->hasChildren())
-            levels.push_back(
-                {visit == Visit::Descend ? parent.tag : tag, owner, visit == Visit::Skip});
+            levels.push_back({tag, owner, visit == Visit::Skip});
     }
     if (!sink.message().empty())
         return failure("");

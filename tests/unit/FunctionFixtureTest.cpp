@@ -227,6 +227,42 @@ TEST_CASE("gcc LTO's stub of a function another partition defines is not a proto
     }
 }
 
+TEST_CASE("parameters a lexical block lists again are not the function's") {
+    // gcc -O2 (libdotconf's dotconf_cb_includepath) can list a function's parameters again, in
+    // another order, inside a lexical block of its body: their locations over that range, not
+    // more parameters. Taken as the function's, the prototype had four and was left out as
+    // "reordered parameters"; pahole, libdw and gdb keep the function's own two.
+    Fixture f;
+    f.machine = EM_X86_64;
+    f.textAddress = kText;
+    Die defined = function("one.c", "includepath", kText, 5, 4);
+    defined.children[0].label = "a";
+    defined.children[1].label = "b";
+    auto relisted = [](const char* param, uint8_t reg) {
+        return Die{DW_TAG_formal_parameter,
+                   {{DW_AT_abstract_origin, DW_FORM_ref4, param}, inRegister(reg)}};
+    };
+    defined.children.push_back(
+        {DW_TAG_lexical_block,
+         {{DW_AT_low_pc, DW_FORM_addr, kText + 4}, {DW_AT_high_pc, DW_FORM_data1, 8}},
+         {relisted("b", 4), relisted("a", 3)}});
+    f.units = {gccUnit("one.c", 8, {defined})};
+    f.symbols = {{"includepath", kText, 0x10}};
+    for (const std::string& loader : dwarfLoaders()) {
+        CAPTURE(loader);
+        Loaded loaded = loadFixture(loader, f);
+        REQUIRE(loaded.graph);
+        CHECK(loaded.skipped.empty());
+        const ir::TypeGraph& g = *loaded.graph;
+        REQUIRE(funcs(g, "includepath").size() == 1);
+        auto proto = g.getAs<ir::FuncProtoType>(
+            g.getAs<ir::FuncType>(findType(g, Kind::Func, "includepath")).proto);
+        REQUIRE(proto.params.size() == 2);
+        CHECK(g.str(proto.params[0].name) == "a");
+        CHECK(g.str(proto.params[1].name) == "b");
+    }
+}
+
 TEST_CASE("without a model of the convention, a clone does without a parameter given as a value") {
     // x32 (32-bit x86-64): a target btforge knows no convention for. gcc's .constprop clones
     // describe a parameter the caller no longer passes by its value (here DW_OP_lit3,
