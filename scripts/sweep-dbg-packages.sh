@@ -116,7 +116,8 @@ for package in "$@"; do
         mv "$dir/tree.partial" "$dir/tree"
     fi
     while IFS= read -r file; do
-        readelf -S "$file" 2> /dev/null | grep -q '\.debug_info' || continue
+        readelf -S "$file" > "$tmp/sections" 2> /dev/null || continue
+        grep -q '\.debug_info' "$tmp/sections" || continue
         files=$((files + 1))
         check "$file" "$package:${file#"$dir"/tree/usr/lib/debug/.build-id/}"
     done < <(find "$dir/tree/usr/lib/debug/.build-id" -name '*.debug' -type f 2> /dev/null | sort)
