@@ -117,14 +117,13 @@ void GraphMerger::State::resolveUniqueDeclarations(std::span<const uint32_t> blo
         if (own.count > 1)
             continue;
         uint32_t definition = own.last, count = own.count;
-        for (Kind kind : {Kind::Struct, Kind::Union}) {
-            if (!baseIndex)
-                break;
-            baseIndex->forEachNamed(kind, name, [&](TypeId id) {
-                const uint32_t node = nodeOf(canonical(id));
-                definition = node == kNoNode ? UINT32_MAX : forest.find(block[node]);
-                return ++count > 1;
-            });
+        if (baseIndex) {
+            for (Kind kind : {Kind::Struct, Kind::Union})
+                baseIndex->forEachNamed(kind, name, [&](TypeId id) {
+                    const uint32_t node = nodeOf(canonical(id));
+                    definition = node == kNoNode ? UINT32_MAX : forest.find(block[node]);
+                    return ++count > 1;
+                });
         }
         if (count != 1 || definition == UINT32_MAX)
             continue;
