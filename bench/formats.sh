@@ -27,7 +27,7 @@ measure() {
 
 echo "$("$btforge" --version); $(nproc) CPUs; JSON input $(stat -c %s "$out/vmlinux.json") bytes"
 echo "run wall_s cpu_s maxrss_kb"
-for round in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
     measure json-to-btf "$btforge" --quiet convert "$out/vmlinux.json" -o "$out/json.btf"
     for jobs in 1 2; do
         for to in btf c; do

@@ -39,6 +39,7 @@ master=$(pahole_master "$root/../shared/tools/pahole-master" "$out")
 [ -n "$master" ] || { echo "bench: no pahole master in $root/../shared/tools/pahole-master" >&2; exit 1; }
 # The flags of a 6.12+ kernel build (scripts/Makefile.btf), and of Debian's 6.1 build for its own
 # pahole 1.24 (scripts/pahole-flags.sh).
+# shellcheck disable=SC2054 # the commas are --btf_features' own list, one word
 master_flags=(-J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust)
 debian_flags=(-J --btf_gen_floats --lang_exclude=rust)
 
@@ -122,7 +123,7 @@ xargs stat -c '%s %n' < "$out/modules" | sort -n | awk -v n="$sample" -v c="$cou
     'NR % int(c / n > 1 ? c / n : 1) == 0 { print $2 }' | head -n "$sample" > "$out/sample"
 echo
 echo "$(wc -l < "$out/sample") modules one at a time, $rounds rounds, medians (wall in ms, peak RSS in MB)"
-for round in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
     while read -r module; do
         for tool in master debian btforge nocache; do
             start=$EPOCHREALTIME

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the bench scripts. machine: what a benchmark ran on (CPUs, their model, memory), for
 # the figures' record.
 machine() {
