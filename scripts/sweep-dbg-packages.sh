@@ -6,7 +6,9 @@
 #
 # Each package is downloaded (apt-get download, any architecture dpkg knows) into
 # $BTFORGE_CACHE/dbg-packages (default /var/cache/btforge) and unpacked there; nothing is written
-# into the repository. For every ELF file with DWARF under its usr/lib/debug/.build-id:
+# into the repository. For every ELF file with DWARF the package holds (debug files under
+# usr/lib/debug, by build id or by path, and unstripped objects elsewhere such as grub's modules;
+# not dwz's shared files, which are read through the files that refer to them):
 #   FAIL     btforge could not convert it (its error);
 #   DEDUP    btforge's BTF is not libbpf's btf__dedup of the same types (btforge --no-dedup,
 #            then btf-oracle dedup): by type count, or by meaning (btforge diff);
@@ -84,7 +86,9 @@ check() {
     rm -f "$tmp/master.btf"
     if ! "$pahole" -J --verbose --btf_features=default --btf_encode_detached="$tmp/master.btf" \
         "$tmp/input" > "$tmp/master.log" 2>&1 || [ ! -s "$tmp/master.btf" ]; then
-        echo "skip-pahole $name $(grep -v skipping "$tmp/master.log" | head -1)" >> "$out/report.txt"
+        local why
+        why=$(grep -v skipping "$tmp/master.log" | head -1)
+        echo "skip-pahole $name ${why:-(no BTF written, no message)}" >> "$out/report.txt"
         return
     fi
     funcs "$tmp/ours.btf" > "$tmp/ours.funcs"
@@ -116,11 +120,12 @@ for package in "$@"; do
         mv "$dir/tree.partial" "$dir/tree"
     fi
     while IFS= read -r file; do
+        [ "$(head -c 4 "$file" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] || continue
         readelf -S "$file" > "$tmp/sections" 2> /dev/null || continue
         grep -q '\.debug_info' "$tmp/sections" || continue
         files=$((files + 1))
-        check "$file" "$package:${file#"$dir"/tree/usr/lib/debug/.build-id/}"
-    done < <(find "$dir/tree/usr/lib/debug/.build-id" -name '*.debug' -type f 2> /dev/null | sort)
+        check "$file" "$package:${file#"$dir"/tree/}"
+    done < <(find "$dir/tree" -type f -not -path '*/usr/share/*' -not -path '*/.dwz/*' 2> /dev/null | LC_ALL=C sort)
 done
 
 {
