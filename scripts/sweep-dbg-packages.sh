@@ -87,7 +87,7 @@ check() {
     if ! "$pahole" -J --verbose --btf_features=default --btf_encode_detached="$tmp/master.btf" \
         "$tmp/input" > "$tmp/master.log" 2>&1 || [ ! -s "$tmp/master.btf" ]; then
         local why
-        why=$(grep -v skipping "$tmp/master.log" | head -1)
+        why=$(grep -v skipping "$tmp/master.log" | head -1 || true)
         echo "skip-pahole $name ${why:-(no BTF written, no message)}" >> "$out/report.txt"
         return
     fi
