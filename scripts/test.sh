@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, fetches the Debian reference kernels (amd64,
 # arm64, s390x, armhf) and bookworm-backports' bpftool 7.5.0 (the c emitter's other reference), then
-#  1. an ASan+UBSan build runs every test,
-#  2. the libFuzzer targets run for 60 s each: the BTF reader on a corpus of real BTF, the json
+#  1. an ASan+UBSan build runs every test (a sample of the corruption tests' inputs, lib.sh),
+#  2. the libFuzzer targets run for 60 s each, while the release build compiles: the BTF reader on a corpus of real BTF, the json
 #     loader on bpftool's JSON, libbpf's btf_dump behind the c emitter's limits, the two DWARF
 #     loaders (libdw and LLVM) on small ELF files with DWARF, also mutated structurally,
 #  3. a release build runs every test (its CTest summary is the last line).
@@ -11,19 +11,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 mkdir -p "$build"
 "$root/scripts/install-deps.sh"
-"$root/scripts/fetch-debian-kernel.sh"
-"$root/scripts/fetch-debian-kernel.sh" arm64
-"$root/scripts/fetch-debian-kernel.sh" s390x
-"$root/scripts/fetch-debian-kernel.sh" armhf
-"$root/scripts/fetch-bpftool-backport.sh" > /dev/null ||
-    echo "warning: no bpftool 7.5.0: the tests c-header-7.5.* will be skipped" >&2
-
-# The suite's peak on disk is a few GiB (two builds, copies of a vmlinux); say so up front when
-# the disk is fuller than that, since the tests that need the room are skipped.
-for dir in "$build" "${TMPDIR:-/tmp}"; do
-    free=$(df --output=avail -B1G "$dir" | tail -n 1)
-    [ "$free" -ge 8 ] || echo "warning: $dir has only $free GiB free: some kernel tests will be skipped" >&2
-done
+# The reference inputs download while the sanitized build compiles.
+fetch_log=$build/fetch.log
+{
+    "$root/scripts/fetch-debian-kernel.sh"
+    "$root/scripts/fetch-debian-kernel.sh" arm64
+    "$root/scripts/fetch-debian-kernel.sh" s390x
+    "$root/scripts/fetch-debian-kernel.sh" armhf
+    "$root/scripts/fetch-bpftool-backport.sh" > /dev/null ||
+        echo "warning: no bpftool 7.5.0: the tests c-header-7.5.* will be skipped" >&2
+} > "$fetch_log" 2>&1 &
+fetch=$!
 
 # Tests must never write through shared paths: a test that replaced /dev/null fails the run.
 run_ctest() {
@@ -37,13 +35,27 @@ echo "== sanitizers (ASan+UBSan)"
 "$root/scripts/build.sh" "$build/asan" -DCMAKE_BUILD_TYPE=Debug -DBTFORGE_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" > "$build/asan.log" 2>&1 ||
     { tail -n 60 "$build/asan.log"; exit 1; }
+wait "$fetch" || { cat "$fetch_log"; echo "error: fetching the reference inputs failed" >&2; exit 1; }
+cat "$fetch_log"
+# The suite's peak on disk is a few GiB (two builds, copies of a vmlinux); say so up front when
+# the disk is fuller than that, since the tests that need the room are skipped.
+for dir in "$build" "${TMPDIR:-/tmp}"; do
+    free=$(df --output=avail -B1G "$dir" | tail -n 1)
+    [ "$free" -ge 8 ] || echo "warning: $dir has only $free GiB free: some kernel tests will be skipped" >&2
+done
+
 # The tests set the sanitizers' options themselves (tests/CMakeLists.txt).
 run_ctest "$build/asan"
 
-echo "== fuzzing the BTF reader, the json loader, the c emitter's limits and the two DWARF loaders (60 s each)"
-"$root/scripts/fuzz.sh" 60
+# The fuzzers (one core each, for a fixed time) run while the release build compiles.
+fuzz_log=$build/fuzz-all.log
+"$root/scripts/fuzz.sh" 60 > "$fuzz_log" 2>&1 &
+fuzz=$!
 
 echo "== release"
 "$root/scripts/build.sh" "$build/release" > "$build/release.log" 2>&1 ||
     { tail -n 60 "$build/release.log"; exit 1; }
+echo "== fuzzing the BTF reader, the json loader, the c emitter's limits and the two DWARF loaders (60 s each)"
+wait "$fuzz" || { cat "$fuzz_log"; echo "error: fuzzing failed" >&2; exit 1; }
+cat "$fuzz_log"
 run_ctest "$build/release"

@@ -21,10 +21,9 @@ require_file "$program.o"
 rejected=0 accepted=0
 # btforge-mutate's ~670 whole-ELF corruptions of each input: all of them for the libdw loader; every
 # third for the LLVM one (for trusted input, docs/readers.md; fuzzed by fuzz.sh): each of its runs
-# loads LLVM's library, which made its two tests the suite's longest. 3 is prime to the 8 bit
-# flips of each byte, so every bit position is still flipped somewhere.
-mutate_stride=1
-[ "$loader" = dwarf ] || mutate_stride=3
+# loads LLVM's library, which made its two tests the suite's longest. Fewer under the sanitizers
+# (lib.sh's mutation_stride).
+if [ "$loader" = dwarf ]; then mutate_stride=$(mutation_stride 1); else mutate_stride=$(mutation_stride 3); fi
 # check CASE EXPECT: EXPECT is `located` (must fail, naming a unit or DIE), `fail` or `any`.
 check() {
     local case=$1 expect=$2 out="$1.btf" rc

@@ -6,8 +6,14 @@ source "$(dirname "$0")/lib.sh"
 : "${MUTATE:?}"
 input=$1
 require_file "$input"
-mkdir "$work/cases"
-"$MUTATE" "$input" "$work/cases"
+mkdir "$work/all" "$work/cases"
+"$MUTATE" "$input" "$work/all"
+# Every corruption in the release build, a sample under the sanitizers (lib.sh's mutation_stride).
+stride=$(mutation_stride 1) n=0
+for case in "$work/all"/*; do
+    n=$((n + 1))
+    [ $((n % stride)) -ne 0 ] || mv "$case" "$work/cases/"
+done
 
 rejected=0 accepted=0
 for case in "$work/cases"/*; do
