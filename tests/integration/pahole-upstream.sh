@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# pahole-upstream.sh TOOLS VMLINUX [--except TEST.sh] [TEST.sh ...]
-# Upstream pahole's own test suite (or the TESTs named, or all but the one --except names) with
+# pahole-upstream.sh TOOLS VMLINUX [--except TEST.sh,...] [TEST.sh ...]
+# Upstream pahole's own test suite (or the TESTs named, or all but those --except names) with
 # btforge's `pahole` link doing every BTF encoding (TOOLS/run-tests-with, see TOOLS/README.md),
 # against the same suite with upstream pahole encoding: every test the baseline passes must pass
 # through btforge too. The baseline runs only the tests btforge does not pass: a pass needs no
@@ -42,7 +42,7 @@ run() {
 }
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || mapfile -t tests < <(cd "$tools/tests" && ls ./*.sh | sed 's|^\./||' |
-    grep -v -x -F -e test_lib.sh -e "${except:-test_lib.sh}")
+    grep -v -x -F -e test_lib.sh -e "${except//,/$'\n'}")
 run btforge "$work/bin/pahole" "${tests[@]}"
 [ -s "$work/btforge.results" ] || fail "no test ran: $(tail -5 "$work/btforge.log")"
 mapfile -t unpassed < <(awk '$2 != "pass" { print $1 }' "$work/btforge.results")
