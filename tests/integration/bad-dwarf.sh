@@ -22,8 +22,9 @@ rejected=0 accepted=0
 # btforge-mutate's ~670 whole-ELF corruptions of each input: all of them for the libdw loader; every
 # third for the LLVM one (for trusted input, docs/readers.md; fuzzed by fuzz.sh): each of its runs
 # loads LLVM's library, which made its two tests the suite's longest. Fewer under the sanitizers
-# (lib.sh's mutation_stride).
-if [ "$loader" = dwarf ]; then mutate_stride=$(mutation_stride 1); else mutate_stride=$(mutation_stride 3); fi
+# (lib.sh's mutations).
+mutate_stride=1
+[ "$loader" = dwarf ] || mutate_stride=3
 # check CASE EXPECT: EXPECT is `located` (must fail, naming a unit or DIE), `fail` or `any`.
 check() {
     local case=$1 expect=$2 out="$1.btf" rc
@@ -124,12 +125,8 @@ for input in "$program" "$program.o"; do
         check "$v" any
     done
 
-    mkdir "$work/$base-mutated"
-    "$MUTATE" "$input" "$work/$base-mutated"
-    n=0
+    mutations "$input" "$work/$base-mutated" "$mutate_stride"
     for v in "$work/$base-mutated"/*; do
-        n=$((n + 1))
-        [ $((n % mutate_stride)) -eq 0 ] || continue
         case "$(basename "$v")" in
         trunc-*) check "$v" fail ;;
         *) check "$v" any ;;

@@ -6,14 +6,8 @@ source "$(dirname "$0")/lib.sh"
 : "${MUTATE:?}"
 input=$1
 require_file "$input"
-mkdir "$work/all" "$work/cases"
-"$MUTATE" "$input" "$work/all"
-# Every corruption in the release build, a sample under the sanitizers (lib.sh's mutation_stride).
-stride=$(mutation_stride 1) n=0
-for case in "$work/all"/*; do
-    n=$((n + 1))
-    [ $((n % stride)) -ne 0 ] || mv "$case" "$work/cases/"
-done
+# Every corruption in the release build, a sample under the sanitizers (lib.sh's mutations).
+mutations "$input" "$work/cases" 1
 
 rejected=0 accepted=0
 for case in "$work/cases"/*; do
@@ -46,7 +40,7 @@ echo "$rejected corrupted inputs rejected cleanly, $accepted still valid and acc
 # An ELF input also goes through --elf, whose writer reads the headers on its own: a corrupt
 # one gives exit 1 and no output, or a copy that libbpf reads whenever it reads the input (the
 # copy keeps the input's other sections, corrupt ones too). Never a crash.
-if [ "$(head -c 4 "$input")" = "$(printf '\177ELF')" ]; then
+if cmp -s -n 4 "$input" <(printf '\177ELF'); then
     written=0
     for case in "$work/cases"/*; do
         out="$work/elf-$(basename "$case")"

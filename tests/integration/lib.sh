@@ -28,12 +28,21 @@ runnable_copy() {
     done < <(find "$2" -type f ! -perm -u+x -size -64c)
 }
 
-# mutation_stride N: run every Nth of btforge-mutate's corruptions, and a fifth of those under the
-# sanitizers, where each btforge run costs a quarter second before it reads anything: the
-# corruption tests were the ASan pass's longest, and fuzz.sh fuzzes the same parsers under ASan.
-# Strides are odd, prime to the 8 bit flips of a byte, so every bit position is still flipped.
-mutation_stride() {
-    if [ "${BTFORGE_SANITIZED:-0}" = 1 ]; then echo $(($1 * 5)); else echo "$1"; fi
+# mutations INPUT DIR N: btforge-mutate's corruptions of INPUT, every Nth of them, left in DIR; a
+# fifth of those under the sanitizers, where each btforge run costs a quarter second before it reads
+# anything: the corruption tests were the ASan pass's longest, and fuzz.sh fuzzes the same parsers
+# under ASan. Strides are odd, prime to the 8 bit flips of a byte, so every bit position is still
+# flipped.
+mutations() {
+    local stride=$3 n=0 case
+    [ "${BTFORGE_SANITIZED:-0}" != 1 ] || stride=$((stride * 5))
+    mkdir "$2" "$2.all"
+    "$MUTATE" "$1" "$2.all"
+    for case in "$2.all"/*; do
+        n=$((n + 1))
+        [ $((n % stride)) -ne 0 ] || mv "$case" "$2/"
+    done
+    rm -rf "$2.all"
 }
 require_file() {
     [ -r "$1" ] || skip "$1 is not here${2:+ ($2)}"
